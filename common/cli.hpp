@@ -1,0 +1,74 @@
+// common/cli.hpp: the command line shared by every step's verify binary (DESIGN section 6).
+//
+// Parsing is pure host code: it never touches the GPU, so a bad argument is reported (exit code 2)
+// before any CUDA call, and the CPU tests can exercise every rule.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hg {
+
+/// Thrown for every bad input; `what()` is the one-line reason shown to the user (exit code 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// GEMM problem size: D (M x N) = A (M x K) * B (N x K)^T.
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+/// `random`: fp16 samples of a standard normal distribution (what the benchmarks time).
+/// `int`: integers in [-2, 2]; every product and partial sum is exact in fp32, so the check is bit-exact.
+enum class InitMode { kRandom, kInt };
+
+/// Which kernel to run. `auto` follows the GPU's compute capability; the others only restrict it.
+enum class ArchChoice { kAuto, kSm90, kSm100 };
+
+/// Which shapes a step accepts (DESIGN section 5, rule 4).
+enum class ShapeRule {
+  kSingleTile,        ///< exactly 128 x 128 x 64 (step 1)
+  kSingleOutputTile,  ///< M = N = 128, K a multiple of 64 (step 2)
+  kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps 3 to 6)
+};
+
+/// Tile sizes every step uses (DESIGN section 2).
+inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
+
+/// Largest accepted dimension. Bigger sizes cannot fit in any GPU's memory; the bound also keeps every
+/// element count far below 2^63 so that size arithmetic cannot overflow.
+inline constexpr int64_t kMaxDim = int64_t(1) << 20;
+
+struct Options {
+  Shape shape;                           ///< defaults to the step's natural shape
+  uint64_t seed = 1;                     ///< --seed: inputs are a pure function of (seed, mode, index)
+  InitMode init = InitMode::kRandom;     ///< --init random|int
+  ArchChoice arch = ArchChoice::kAuto;   ///< --arch auto|sm90|sm100
+  bool bench = false;                    ///< --bench: time the kernel and cuBLAS after verifying
+  int warmup = 10;                       ///< --warmup N (>= 0), launches before timing
+  int iters = 100;                       ///< --iters N (>= 1), timed launches
+  std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
+  bool help = false;                     ///< --help: print usage, exit 0
+};
+
+/// Parses argv (argv[0] is the program name). Accepts `--flag value` and `--flag=value`.
+/// Throws UsageError for unknown flags, missing values, non-numbers, zero, negative or too large sizes,
+/// and unknown --init / --arch words. Shape rules of the step are checked separately (check_shape).
+Options parse_cli(const std::vector<std::string>& args, const Shape& defaults);
+
+/// Returns "" when the step accepts the shape, else the one-line reason naming the rule it breaks.
+std::string check_shape(const Shape& shape, ShapeRule rule, const std::string& step_name);
+
+/// Makes sure --save DIR exists (creating it if needed) and is a writable directory; throws UsageError.
+void prepare_save_dir(const std::string& dir);
+
+/// The --help text of a step.
+std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults);
+
+const char* to_string(InitMode mode);
+const char* to_string(ArchChoice arch);
+
+}  // namespace hg
