@@ -288,7 +288,8 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s (run with --help for usage)\n", spec.name, e.what());
+    const bool hinted = std::string(e.what()).find("--help") != std::string::npos;
+    std::fprintf(stderr, "%s: error: %s%s\n", spec.name, e.what(), hinted ? "" : " (run with --help for usage)");
     return kExitUsage;
   }
   try {

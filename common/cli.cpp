@@ -1,0 +1,222 @@
+// common/cli.cpp: the command line shared by every step's verify binary (see cli.hpp).
+#include "common/cli.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <system_error>
+
+namespace hg {
+namespace {
+
+bool all_digits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// Strict unsigned decimal: digits only, no sign, no spaces, no trailing junk. nullopt on overflow.
+std::optional<uint64_t> parse_u64(const std::string& s) {
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value, 10);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+// An integer flag bounded to [lo, hi]. A negative number or an out-of-range one gets the "between"
+// message (the user typed a number, just not an allowed one); anything else is not a number at all.
+int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
+  const char* kind = lo >= 1 ? "a positive integer" : "a non-negative integer";
+  const bool negative = text.size() > 1 && text[0] == '-' && all_digits(text.substr(1));
+  if (!negative && !all_digits(text))
+    throw UsageError(flag + " expects " + kind + ", got '" + text + "'");
+  const std::string range = flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                            ", got " + text;
+  if (negative) throw UsageError(range);
+  const std::optional<uint64_t> value = parse_u64(text);
+  if (!value || *value < uint64_t(lo) || *value > uint64_t(hi)) throw UsageError(range);
+  return int64_t(*value);
+}
+
+uint64_t parse_seed(const std::string& flag, const std::string& text) {
+  const std::string max = std::to_string(std::numeric_limits<uint64_t>::max());
+  const bool negative = text.size() > 1 && text[0] == '-' && all_digits(text.substr(1));
+  if (negative) throw UsageError(flag + " must be between 0 and " + max + ", got " + text);
+  if (!all_digits(text)) throw UsageError(flag + " expects a non-negative integer, got '" + text + "'");
+  const std::optional<uint64_t> value = parse_u64(text);
+  if (!value) throw UsageError(flag + " must be between 0 and " + max + ", got " + text);
+  return *value;
+}
+
+InitMode parse_init(const std::string& text) {
+  if (text == "random") return InitMode::kRandom;
+  if (text == "int") return InitMode::kInt;
+  throw UsageError("--init must be 'random' or 'int', got '" + text + "'");
+}
+
+ArchChoice parse_arch(const std::string& text) {
+  if (text == "auto") return ArchChoice::kAuto;
+  if (text == "sm90") return ArchChoice::kSm90;
+  if (text == "sm100") return ArchChoice::kSm100;
+  throw UsageError("--arch must be 'auto', 'sm90' or 'sm100', got '" + text + "'");
+}
+
+bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+
+std::string shape_text(const Shape& s) {
+  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k);
+}
+
+}  // namespace
+
+const char* to_string(InitMode mode) { return mode == InitMode::kInt ? "int" : "random"; }
+
+const char* to_string(ArchChoice arch) {
+  switch (arch) {
+    case ArchChoice::kSm90: return "sm90";
+    case ArchChoice::kSm100: return "sm100";
+    case ArchChoice::kAuto: break;
+  }
+  return "auto";
+}
+
+Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
+  Options opt;
+  opt.shape = defaults;
+  // --help wins wherever it appears, so a user can always read the help, even next to a typo.
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (is_help(args[i])) {
+      opt.help = true;
+      return opt;
+    }
+  }
+
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-')
+      throw UsageError("unexpected argument '" + arg + "' (run with --help for the list)");
+
+    std::string flag = arg, value;
+    bool has_inline_value = false;
+    if (const size_t eq = arg.find('='); eq != std::string::npos && arg.compare(0, 2, "--") == 0) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_inline_value = true;
+    }
+
+    const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
+                             flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
+                             flag == "--save";
+    const bool is_switch = flag == "--bench" || flag == "--help";
+    if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
+
+    if (is_switch) {
+      if (has_inline_value) throw UsageError(flag + " takes no value");
+      if (flag == "--bench") opt.bench = true;  // --help returned before this loop
+      continue;
+    }
+
+    if (!has_inline_value) {
+      // A following "--word" is the next flag, not this flag's value ("--m --n 256").
+      if (i + 1 >= args.size() || args[i + 1].compare(0, 2, "--") == 0) throw UsageError(flag + " needs a value");
+      value = args[++i];
+    }
+    if (value.empty()) throw UsageError(flag + " needs a value");
+
+    if (flag == "--m") opt.shape.m = parse_bounded(flag, value, 1, kMaxDim);
+    else if (flag == "--n") opt.shape.n = parse_bounded(flag, value, 1, kMaxDim);
+    else if (flag == "--k") opt.shape.k = parse_bounded(flag, value, 1, kMaxDim);
+    else if (flag == "--seed") opt.seed = parse_seed(flag, value);
+    else if (flag == "--init") opt.init = parse_init(value);
+    else if (flag == "--arch") opt.arch = parse_arch(value);
+    else if (flag == "--warmup") opt.warmup = int(parse_bounded(flag, value, 0, 100000));
+    else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
+    else opt.save_dir = value;  // --save
+  }
+  return opt;
+}
+
+std::string check_shape(const Shape& s, ShapeRule rule, const std::string& step_name) {
+  const auto multiple = [](int64_t v, int64_t of) { return v > 0 && v % of == 0; };
+  switch (rule) {
+    case ShapeRule::kSingleTile:
+      if (s.m != kBlkM || s.n != kBlkN || s.k != kBlkK)
+        return step_name + " computes exactly one 128 x 128 x 64 tile, got " + shape_text(s) +
+               " (later steps take other shapes)";
+      return "";
+    case ShapeRule::kSingleOutputTile:
+      if (s.m != kBlkM || s.n != kBlkN)
+        return step_name + " computes one 128 x 128 output tile: M and N must be 128, got M=" + std::to_string(s.m) +
+               " N=" + std::to_string(s.n) + " (later steps take other shapes)";
+      if (!multiple(s.k, kBlkK))
+        return "K must be a multiple of 64 (BLK_K), got K=" + std::to_string(s.k);
+      return "";
+    case ShapeRule::kTiled:
+      if (!multiple(s.m, kBlkM))
+        return "M must be a multiple of 128 (BLK_M), got M=" + std::to_string(s.m);
+      if (!multiple(s.n, kBlkN))
+        return "N must be a multiple of 128 (BLK_N), got N=" + std::to_string(s.n);
+      if (!multiple(s.k, kBlkK))
+        return "K must be a multiple of 64 (BLK_K), got K=" + std::to_string(s.k);
+      return "";
+  }
+  return step_name + ": unknown shape rule (this is a bug in the step)";
+}
+
+void prepare_save_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) throw UsageError("--save needs a directory name");
+  const fs::path path(dir);
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (!fs::is_directory(path, ec)) throw UsageError("--save: '" + dir + "' exists and is not a directory");
+  } else if (!fs::create_directories(path, ec) && ec) {
+    throw UsageError("--save: cannot create directory '" + dir + "': " + ec.message() + " (choose another directory)");
+  }
+
+  // Only an actual write tells whether the directory is writable (permissions, read-only mounts, quotas).
+  const fs::path probe = path / ".hg_write_probe";
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  if (!f) {
+    const int err = errno;
+    throw UsageError("--save: cannot write into '" + dir + "': " + std::strerror(err) +
+                     " (choose a writable directory)");
+  }
+  std::fclose(f);
+  fs::remove(probe, ec);
+}
+
+std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults) {
+  const Options d;  // the defaults of everything but the shape
+  std::ostringstream out;
+  out << step_name << ": " << what_it_adds << "\n"
+      << "Computes D (M x N, fp16) = A (M x K, fp16) * B (N x K, fp16)^T with fp32 accumulation,\n"
+      << "checks it against a reference GEMM and prints one summary line.\n"
+      << "\n"
+      << "usage: " << step_name << " [options]   (each option as '--flag value' or '--flag=value')\n"
+      << "  --m M                   rows of A and D (default " << defaults.m << ")\n"
+      << "  --n N                   rows of B, columns of D (default " << defaults.n << ")\n"
+      << "  --k K                   columns of A and B (default " << defaults.k << ")\n"
+      << "  --seed S                seed of the inputs, 0 to 2^64-1 (default " << d.seed << ")\n"
+      << "  --init random|int       inputs: standard normal samples, or integers in [-2, 2] whose result\n"
+      << "                          is checked bit for bit (default " << to_string(d.init) << ")\n"
+      << "  --arch auto|sm90|sm100  kernel to run; auto follows the GPU (default " << to_string(d.arch) << ")\n"
+      << "  --bench                 after verifying, time the kernel and cuBLAS (default off)\n"
+      << "  --warmup N              untimed launches before timing, 0 to 100000 (default " << d.warmup << ")\n"
+      << "  --iters N               timed launches, 1 to 100000 (default " << d.iters << ")\n"
+      << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
+      << "  --help, -h              print this help and exit\n"
+      << "Sizes range from 1 to " << kMaxDim << "; the step may accept fewer shapes.\n"
+      << "\n"
+      << "exit codes: 0 verified, 1 verification failed, 2 bad usage or unsupported shape, 3 CUDA error,\n"
+      << "            77 no supported GPU\n";
+  return out.str();
+}
+
+}  // namespace hg
