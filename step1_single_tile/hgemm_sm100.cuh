@@ -68,6 +68,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int m_st = blockIdx.x * BLK_M;
   const int n_st = blockIdx.y * BLK_N;
 
+  // [setup]
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
   if (warp_id == 0) {
     if (lane_id == 0) ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
@@ -81,7 +82,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
   const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
   uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
+  // [setup]
 
+  // [load]
   // --- Load: all 128 threads copy A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----------------
   // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
   // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
@@ -98,7 +101,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
   __syncthreads();                            // every thread's copy is done before the MMA is issued
   ptx::tcgen05_fence_after_thread_sync();     // order the MMA issue after that barrier
+  // [load]
 
+  // [mma]
   // --- Compute: ONE elected thread issues the MMAs of the whole tile -------------------------------------
   // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
   // threads issued it, the tile would be computed 128 times.
@@ -116,11 +121,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05.ld below
   }
+  // [mma]
 
+  // [wait]
   // --- Wait: the accumulator is final once mma_bar leaves phase 0 ---------------------------------------
   hg::mbarrier_wait_parity(mma_bar, phase_mma);  // tcgen05.mma is asynchronous: TMEM is not ready before
   ptx::tcgen05_fence_after_thread_sync();        // order the TMEM reads after the wait
+  // [wait]
 
+  // [epilogue]
   // --- Writeback: TMEM -> registers -> GMEM ---------------------------------------------------------------
   // tcgen05.ld 32x32b: warp w may access TMEM lanes 32w..32w+31; lane l of the warp receives lane 32w+l,
   // i.e. thread t gets row t of the accumulator, here 128 consecutive fp32 columns.
@@ -138,11 +147,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       h2[e] = __floats2half2_rn(__uint_as_float(acc[j + 2 * e]), __uint_as_float(acc[j + 2 * e + 1]));
     *reinterpret_cast<uint4*>(d_row + j) = packed;
   }
+  // [epilogue]
 
+  // [teardown]
   // --- Deallocate TMEM -------------------------------------------------------------------------------------
   ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
   __syncthreads();                          // nobody reads TMEM after this point
   if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees
+  // [teardown]
 #endif
 }
 

@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int m_st = blockIdx.x * BLK_M;
   const int n_st = blockIdx.y * BLK_N;
 
+  // [load]
   // --- Load: all 128 threads copy A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----------------
   // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
   // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
@@ -78,7 +79,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
   __syncthreads();                            // every thread's copy is done before the MMA is issued
+  // [load]
 
+  // [mma]
   // --- Compute: the warpgroup issues wgmma for both 64-row halves ----------------------------------------
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
   float acc[BLK_M / WGMMA_M][64];
@@ -97,7 +100,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   hg::wgmma_commit_group();   // close the 8 wgmma above into one group
   hg::wgmma_wait_group<0>();  // wgmma is asynchronous: the accumulator registers are final only now
+  // [mma]
 
+  // [epilogue]
   // --- Writeback: registers -> GMEM (wgmma accumulator fragment layout) -----------------------------------
   // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
   // inside half h.
@@ -112,6 +117,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
     }
   }
+  // [epilogue]
 #endif
 }
 
