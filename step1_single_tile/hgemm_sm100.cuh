@@ -64,9 +64,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  // Step 1 runs on a 1 x 1 grid, so both offsets are 0; they are written out for step 3.
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
 
   // [setup]
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
@@ -88,14 +85,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Load: all 128 threads copy A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----------------
   // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
   // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
+#pragma unroll
   for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
-    const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(m_st + r) * K + kc * 8);
+    const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(r) * K + kc * 8);
     *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
+#pragma unroll
   for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
-    const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(n_st + r) * K + kc * 8);
+    const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(r) * K + kc * 8);
     *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
@@ -137,7 +136,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
   ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
-  __half* d_row = D + size_t(m_st + warp_id * 32 + lane_id) * N + n_st;
+  __half* d_row = D + size_t(warp_id * 32 + lane_id) * N;
 #pragma unroll
   for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
     uint4 packed;
@@ -158,11 +157,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// Host side: one CTA of 128 threads per 128 x 128 tile; step 1's shape rule makes the grid 1 x 1.
+/// Host side: a single CTA of 128 threads computes the single 128 x 128 tile.
 inline hg::Launcher prepare(const hg::GemmArgs& g) {
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
-  return [=](cudaStream_t stream) { hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k); };
+  const dim3 grid(1, 1), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+  };
 }
 
 }  // namespace sm100

@@ -59,22 +59,29 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  // Step 1 runs on a 1 x 1 grid, so both offsets are 0; they are written out for step 3.
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
+
+  // [setup]
+  // --- Accumulator and operand descriptors (no TMEM, no barrier to set up on Hopper) --------------------
+  // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
+  float acc[BLK_M / WGMMA_M][64];
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+  // [setup]
 
   // [load]
   // --- Load: all 128 threads copy A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----------------
   // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
   // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
+#pragma unroll
   for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
-    const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(m_st + r) * K + kc * 8);
+    const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(r) * K + kc * 8);
     *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
+#pragma unroll
   for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
-    const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(n_st + r) * K + kc * 8);
+    const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(r) * K + kc * 8);
     *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
@@ -83,10 +90,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [mma]
   // --- Compute: the warpgroup issues wgmma for both 64-row halves ----------------------------------------
-  // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
-  float acc[BLK_M / WGMMA_M][64];
-  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));
-  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
   hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
   for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
@@ -108,10 +111,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // inside half h.
 #pragma unroll
   for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
-    const int row = m_st + h * WGMMA_M + warp_id * 16 + lane_id / 4;
+    const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;
 #pragma unroll
     for (int j = 0; j < BLK_N / 8; ++j) {
-      const int col = n_st + j * 8 + (lane_id % 4) * 2;
+      const int col = j * 8 + (lane_id % 4) * 2;
       *reinterpret_cast<__half2*>(D + size_t(row) * N + col) = __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
       *reinterpret_cast<__half2*>(D + size_t(row + 8) * N + col) =
           __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
@@ -121,11 +124,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// Host side: one CTA of 128 threads per 128 x 128 tile; step 1's shape rule makes the grid 1 x 1.
+/// Host side: a single CTA of 128 threads computes the single 128 x 128 tile.
 inline hg::Launcher prepare(const hg::GemmArgs& g) {
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-  const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
-  return [=](cudaStream_t stream) { hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k); };
+  const dim3 grid(1, 1), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+  };
 }
 
 }  // namespace sm90

@@ -1,0 +1,178 @@
+// ======================================================================================================
+// Step 2 of 6 - K-loop, Blackwell (sm_100a)                                 step2_kloop/hgemm_sm100.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//
+// This step keeps ONE 128 x 128 output tile but lets K grow: K is cut into 64-wide tiles, and each one is
+// copied, multiplied and accumulated into the same TMEM accumulator (D = A * B^T, A: 128 x K, B: 128 x K).
+// Reusing the MMA mbarrier once per K tile is the lesson: its phase parity must be tracked.
+//   for each K tile: GMEM --(threads)--> SMEM --(tcgen05.mma, accumulate)--> TMEM
+//   then once:       TMEM --(tcgen05.ld)--> registers --(fp32 -> fp16)--> GMEM
+//
+// This kernel does, in order:
+//   1. warp 0 initialises the MMA mbarrier and allocates 512 TMEM columns for the accumulator;
+//   2. for each K tile i: all 128 threads copy K tile i of A and B into 128B-swizzled shared memory;
+//      fence + __syncthreads; ONE elected thread issues four 128x128x16 MMAs (enable_input_d is false only
+//      for the very first one) and commits them to the mbarrier; everyone waits for the mbarrier's current
+//      phase to complete, then flips its phase bit, because the next wait is for the next phase;
+//   3. each thread loads its own accumulator row with tcgen05.ld, waits with tcgen05.wait::ld, converts to
+//      fp16 and writes its row of D;
+//   4. the allocating warp frees TMEM after everyone is done reading it.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step2_kloop
+//   ./build/step2_kloop --k 4096 --init int     # picks this kernel on a compute capability 10.0 GPU
+// ======================================================================================================
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/descriptors.hpp"
+#include "common/ptx.cuh"
+#include "common/step.cuh"
+
+namespace sm100 {
+
+namespace ptx = cuda::ptx;
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
+constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+
+// Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
+constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
+constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-completion mbarrier
+constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
+                 int K) {
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
+  uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
+  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
+  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+
+  // [setup]
+  // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
+  if (warp_id == 0) {
+    if (lane_id == 0) ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
+  }
+  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  __syncthreads();                                              // to all threads and the tensor core
+  ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
+  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
+  uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
+  // [setup]
+
+  // [kloop]
+  // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
+  const int K_TILES = K / BLK_K;
+  for (int i = 0; i < K_TILES; ++i) {
+    // [kloop]
+    // [load]
+    // --- Load: all 128 threads copy K tile i of A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----
+    // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
+    // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
+#pragma unroll
+    for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
+      const int r = c / 8, kc = c % 8;
+      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(r) * K + i * BLK_K + kc * 8);
+      *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
+    }
+#pragma unroll
+    for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
+      const int r = c / 8, kc = c % 8;
+      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(r) * K + i * BLK_K + kc * 8);
+      *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
+    __syncthreads();                            // every thread's copy is done before the MMA is issued
+    ptx::tcgen05_fence_after_thread_sync();     // order the MMA issue after that barrier
+    // [load]
+
+    // [mma]
+    // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
+    // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
+    // threads issued it, the tile would be computed 128 times.
+    if (warp_id == 0) {
+      if (hg::elect_one_sync()) {
+        const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
+        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
+        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
+        for (int k = 0; k < BLK_K / MMA_K; ++k) {
+          // Only the very first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false);
+          // every later one, in this K tile and in all the following ones, adds to it.
+          ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_base, hg::desc_advance_k16(a_desc, k),
+                           hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
+        }
+        ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
+      }
+      __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
+    }
+    // [mma]
+
+    // [wait]
+    // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
+    hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+    phase_mma ^= 1;  // mma_bar now runs its next phase: wait on the other parity next time (see README)
+    ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
+    // [wait]
+  }
+
+  // [epilogue]
+  // --- Writeback: TMEM -> registers -> GMEM ---------------------------------------------------------------
+  // tcgen05.ld 32x32b: warp w may access TMEM lanes 32w..32w+31; lane l of the warp receives lane 32w+l,
+  // i.e. thread t gets row t of the accumulator, here 128 consecutive fp32 columns.
+  uint32_t acc[BLK_N];  // row (warp_id*32 + lane_id) of the tile, fp32 bit patterns
+  ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
+  ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+
+  __half* d_row = D + size_t(warp_id * 32 + lane_id) * N;
+#pragma unroll
+  for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+    uint4 packed;
+    __half2* h2 = reinterpret_cast<__half2*>(&packed);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      h2[e] = __floats2half2_rn(__uint_as_float(acc[j + 2 * e]), __uint_as_float(acc[j + 2 * e + 1]));
+    *reinterpret_cast<uint4*>(d_row + j) = packed;
+  }
+  // [epilogue]
+
+  // [teardown]
+  // --- Deallocate TMEM -------------------------------------------------------------------------------------
+  ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
+  __syncthreads();                          // nobody reads TMEM after this point
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees
+  // [teardown]
+#endif
+}
+
+/// Host side: a single CTA of 128 threads computes the single 128 x 128 tile, looping over K inside.
+inline hg::Launcher prepare(const hg::GemmArgs& g) {
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const dim3 grid(1, 1), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+  };
+}
+
+}  // namespace sm100

@@ -1,0 +1,150 @@
+// ======================================================================================================
+// Step 3 of 6 - 2D grid, Hopper (sm_90a)                                       step3_grid/hgemm_sm90.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//
+// The same third step as hgemm_sm100.cuh: a 2D grid of M/128 x N/128 CTAs, CTA (bx, by) computing the
+// output tile D[bx*128 ..][by*128 ..] with the step 2 K-loop from row band bx of A and row band by of B.
+//   for each K tile: GMEM --(threads)--> SMEM --(wgmma, accumulate)--> registers
+//   then once:       registers --(fp32 -> fp16)--> GMEM
+//
+// This kernel does, in order:
+//   1. for each K tile i: all 128 threads copy K tile i of this CTA's rows of A and B
+//      into 128B-swizzled shared memory;
+//      fence.proxy.async + __syncthreads; the warpgroup issues 2 halves x 4 K steps of wgmma m64n128k16
+//      (scale-d is 0 only for the very first one); wgmma.commit_group + wgmma.wait_group 0 before the
+//      next iteration's copy may overwrite the shared-memory tiles;
+//   2. each thread converts its accumulator fragment to fp16 and writes it to this CTA's tile of D.
+// Hopper needs no mbarrier here: wgmma.wait_group is a per-warpgroup counter of pending groups, with no
+// phase to track. The phase lesson comes back on Hopper in step 4, with the TMA barrier.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step3_grid
+//   ./build/step3_grid --m 4096 --n 4096 --k 4096 --bench  # compute capability 9.0 runs this kernel
+// ======================================================================================================
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/descriptors.hpp"
+#include "common/ptx.cuh"
+#include "common/step.cuh"
+
+namespace sm90 {
+
+namespace ptx = cuda::ptx;
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
+constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+
+// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
+constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
+                 int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
+  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  // [tile]
+  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
+  // n_st.. of B (the rows of B become the columns of D through the transpose).
+  const int m_st = blockIdx.x * BLK_M;
+  const int n_st = blockIdx.y * BLK_N;
+  // [tile]
+
+  // [setup]
+  // --- Accumulator and operand descriptors (no TMEM, no barrier to set up on Hopper) --------------------
+  // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
+  float acc[BLK_M / WGMMA_M][64];
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+  // [setup]
+
+  // [kloop]
+  // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
+  const int K_TILES = K / BLK_K;
+  for (int i = 0; i < K_TILES; ++i) {
+    // [kloop]
+    // [load]
+    // --- Load: all 128 threads copy K tile i of A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----
+    // A tile row r is 64 fp16 = 8 chunks of 16 bytes; chunk c of row r goes to swizzled chunk c ^ (r % 8).
+    // Consecutive threads take consecutive chunks, so a warp reads 4 full 128-byte rows: coalesced.
+#pragma unroll
+    for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
+      const int r = c / 8, kc = c % 8;
+      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(m_st + r) * K + i * BLK_K + kc * 8);
+      *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
+    }
+#pragma unroll
+    for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
+      const int r = c / 8, kc = c % 8;
+      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(n_st + r) * K + i * BLK_K + kc * 8);
+      *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
+    __syncthreads();                            // every thread's copy is done before the MMA is issued
+    // [load]
+
+    // [mma]
+    // --- Compute: the warpgroup issues wgmma for both 64-row halves --------------------------------------
+    hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+#pragma unroll
+    for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+      // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
+      const uint64_t a_half = a_desc + (uint64_t(h * WGMMA_M * 128) >> 4);
+#pragma unroll
+      for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+        // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
+        // one, in this K tile and in all the following ones, adds to it.
+        hg::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_desc, k),
+                                 i > 0 || k > 0);
+      }
+    }
+    hg::wgmma_commit_group();   // close the 8 wgmma above into one group
+    hg::wgmma_wait_group<0>();  // the wgmma have read SMEM before the next copy overwrites it (no mbarrier)
+    // [mma]
+  }
+
+  // [epilogue]
+  // --- Writeback: registers -> GMEM (wgmma accumulator fragment layout) -----------------------------------
+  // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
+  // inside half h.
+#pragma unroll
+  for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+    const int row = m_st + h * WGMMA_M + warp_id * 16 + lane_id / 4;
+#pragma unroll
+    for (int j = 0; j < BLK_N / 8; ++j) {
+      const int col = n_st + j * 8 + (lane_id % 4) * 2;
+      *reinterpret_cast<__half2*>(D + size_t(row) * N + col) = __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
+      *reinterpret_cast<__half2*>(D + size_t(row + 8) * N + col) =
+          __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
+    }
+  }
+  // [epilogue]
+#endif
+}
+
+/// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile.
+inline hg::Launcher prepare(const hg::GemmArgs& g) {
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+  };
+}
+
+}  // namespace sm90

@@ -1,0 +1,10 @@
+// step3_grid: verify binary. Run with --help for the flags; README.md for what this step teaches.
+#include "common/step.cuh"
+#include "step3_grid/hgemm_sm100.cuh"
+#include "step3_grid/hgemm_sm90.cuh"
+
+int main(int argc, char** argv) {
+  const hg::StepSpec spec{"step3_grid", "a 2D grid of CTAs, one per 128 x 128 output tile",
+                          {2048, 2048, 2048}, hg::ShapeRule::kTiled, sm90::prepare, sm100::prepare};
+  return hg::run_step(spec, argc, argv);
+}
