@@ -12,6 +12,7 @@
 // original tutorial against them, and the docs print their tables from them, so neither can drift.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -68,6 +69,50 @@ inline std::vector<KLoopRow> simulate_kloop(int k_tiles, bool flip_phase) {
     row.barrier_to = mma_bar.current_parity();
     if (flip_phase) phase_mma ^= 1;
     row.phase_after = phase_mma;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+/// One iteration of step 5's ring (both architectures; the mma columns are Blackwell's mma_bar).
+struct RingRow {
+  int k = 0;                      ///< K iteration
+  int stage = 0;                  ///< k % depth: the ring stage consumed
+  uint32_t phase_tma_before = 0;  ///< phase_tma passed to the wait on tma_bar[stage]
+  uint32_t phase_mma_before = 0;  ///< phase_mma passed to the wait on mma_bar
+  bool tma_early = false;         ///< the TMA wait would pass before tile k has landed (the bug)
+  bool mma_early = false;         ///< the MMA wait would pass before the MMA of tile k completed
+  int refill_tile = -1;           ///< K tile loaded into the stage after its MMA (-1: none left)
+  uint32_t phase_tma_after = 0;
+  uint32_t phase_mma_after = 0;
+};
+
+/// Replays step 5's ring of `depth` stages over `k_tiles` K tiles: the prologue loads tiles 0..depth-1,
+/// iteration k waits for tile k in stage k % depth, then refills that stage with tile k + depth.
+/// flip_tma_on_wrap = false drops the `if (stage == depth - 1) phase_tma ^= 1` line.
+inline std::vector<RingRow> simulate_ring(int k_tiles, int depth, bool flip_tma_on_wrap = true) {
+  std::vector<Mbarrier> tma_bar(size_t(depth), Mbarrier(1));  // per stage: the arrive.expect_tx (+ bytes)
+  Mbarrier mma_bar(1);
+  uint32_t phase_tma = 0, phase_mma = 0;
+  std::vector<RingRow> rows;
+  for (int k = 0; k < k_tiles; ++k) {
+    RingRow row;
+    row.k = k;
+    row.stage = k % depth;
+    row.phase_tma_before = phase_tma;
+    row.phase_mma_before = phase_mma;
+    Mbarrier& bar = tma_bar[size_t(row.stage)];
+    // Tile k is the (k / depth)-th load into its stage; earlier loads there have all landed (their waits
+    // passed), this one is still in flight: probe the wait now, then let the bytes land.
+    row.tma_early = bar.try_wait_parity(phase_tma);
+    bar.arrive();
+    row.mma_early = mma_bar.try_wait_parity(phase_mma);  // the MMA on the stage is still running
+    mma_bar.arrive();
+    phase_mma ^= 1;
+    row.refill_tile = k + depth < k_tiles ? k + depth : -1;
+    if (flip_tma_on_wrap && row.stage == depth - 1) phase_tma ^= 1;
+    row.phase_tma_after = phase_tma;
+    row.phase_mma_after = phase_mma;
     rows.push_back(row);
   }
   return rows;

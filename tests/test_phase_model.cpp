@@ -53,3 +53,44 @@ TEST_CASE("step 2 K-loop: without the flip, the wait of iteration 1 returns befo
   CHECK(rows[2].returned_early == false);  // and the error is intermittent: every other wait happens
   CHECK(rows[3].returned_early);           // to line up again
 }
+
+TEST_CASE("step 5 ring, PIPE_DEPTH 2: phase_mma flips every K tile, phase_tma when the ring wraps") {
+  // k | stage | phase_tma before | phase_mma before | refill
+  const int want[6][5] = {{0, 0, 0, 0, 2}, {1, 1, 0, 1, 3}, {2, 0, 1, 0, 4},
+                          {3, 1, 1, 1, 5}, {4, 0, 0, 0, -1}, {5, 1, 0, 1, -1}};
+  const auto rows = hg::model::simulate_ring(6, 2);
+  REQUIRE(rows.size() == 6);
+  for (int k = 0; k < 6; ++k) {
+    CAPTURE(k);
+    CHECK(rows[k].k == want[k][0]);
+    CHECK(rows[k].stage == want[k][1]);
+    CHECK(rows[k].phase_tma_before == uint32_t(want[k][2]));
+    CHECK(rows[k].phase_mma_before == uint32_t(want[k][3]));
+    CHECK(rows[k].refill_tile == want[k][4]);
+    CHECK_FALSE(rows[k].tma_early);
+    CHECK_FALSE(rows[k].mma_early);
+  }
+}
+
+TEST_CASE("step 5 ring: PIPE_DEPTH 3 and 4 are correct for any number of K tiles, short K included") {
+  for (int depth : {2, 3, 4})
+    for (int k_tiles : {1, 2, 3, 4, 5, 7, 64, 65}) {
+      CAPTURE(depth);
+      CAPTURE(k_tiles);
+      const auto rows = hg::model::simulate_ring(k_tiles, depth);
+      for (const auto& row : rows) {
+        CHECK_FALSE(row.tma_early);
+        CHECK_FALSE(row.mma_early);
+        CHECK(row.phase_tma_before == uint32_t((row.k / depth) & 1));  // one phase per trip around the ring
+      }
+    }
+}
+
+TEST_CASE("step 5 ring: without the wrap flip, the first reuse of stage 0 consumes a tile not yet loaded") {
+  for (int depth : {2, 3, 4}) {
+    CAPTURE(depth);
+    const auto rows = hg::model::simulate_ring(3 * depth, depth, /*flip_tma_on_wrap=*/false);
+    for (int k = 0; k < depth; ++k) CHECK_FALSE(rows[k].tma_early);  // first trip: still right
+    CHECK(rows[depth].tma_early);  // tile `depth` in stage 0: parity 0 already completed, the wait passes
+  }
+}

@@ -1,0 +1,217 @@
+// ======================================================================================================
+// Step 4 of 6 - TMA, Blackwell (sm_100a)                                       step4_tma/hgemm_sm100.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//
+// This step hands the data movement to the Tensor Memory Accelerator (TMA). One thread issues a tile copy
+// described by a tensor map (built on the host), and the TMA engine generates the addresses and moves the
+// bytes, writing the 128B swizzle itself. Its completion is not a __syncthreads matter: the copies count
+// their bytes on an mbarrier (tma_bar) whose phase, like mma_bar's, completes once per K iteration. The
+// output also leaves through TMA: registers -> a swizzled SMEM tile -> one bulk store.
+//   for each K tile: GMEM --(TMA)--> SMEM --(tcgen05.mma, accumulate)--> TMEM
+//   then once:       TMEM --(tcgen05.ld)--> registers --> SMEM --(TMA store)--> GMEM
+//
+// This kernel does, in order:
+//   1. warp 0 initialises two mbarriers (tma_bar, mma_bar) and allocates 512 TMEM columns;
+//   2. for each K tile i: thread 0 issues the two TMA loads (A and B tiles of K tile i) and
+//      mbarrier.arrive.expect_tx(32768 bytes); everyone waits on tma_bar; ONE elected thread issues four
+//      128x128x16 MMAs and commits them to mma_bar; everyone waits on mma_bar; both phase bits flip;
+//   3. each thread loads its accumulator row with tcgen05.ld, converts it to fp16 and writes it into a
+//      128B-swizzled SMEM tile; fence.proxy.async + __syncthreads; thread 0 issues the TMA store (two
+//      64-column boxes), commits it as a bulk group and waits for it before the tile may be reused;
+//   4. the allocating warp frees TMEM after everyone is done reading it.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step4_tma
+//   ./build/step4_tma --m 4096 --n 4096 --k 4096 --bench   # compute capability 10.0 runs this kernel
+// ======================================================================================================
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/descriptors.hpp"
+#include "common/ptx.cuh"
+#include "common/step.cuh"
+#include "common/tma.cuh"
+
+namespace sm100 {
+
+namespace ptx = cuda::ptx;
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
+constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+
+// Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
+constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
+constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-completion mbarrier
+constexpr int kSmemTmaBar = 16;                             // uint64: the TMA-load mbarrier
+constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
+constexpr int kSmemD = kSmemB + BLK_N * BLK_K * 2;          // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
+constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
+  uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
+  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);
+  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
+  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
+  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  // [tile]
+  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
+  // n_st.. of B (the rows of B become the columns of D through the transpose).
+  const int m_st = blockIdx.x * BLK_M;
+  const int n_st = blockIdx.y * BLK_N;
+  // [tile]
+
+  // [setup]
+  // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
+  if (warp_id == 0) {
+    if (lane_id == 0) {
+      ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+      ptx::mbarrier_init(tma_bar, 1);  // one arrival (arrive.expect_tx) plus the announced bytes
+    }
+    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
+  }
+  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  __syncthreads();                                              // to all threads and the tensor core
+  ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
+  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
+  uint32_t phase_tma = 0;                  // parity of the tma_bar phase we wait for
+  uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
+
+  // One thread loads K tile k_tile of A and B with TMA, both completing on tma_bar. One issuer: with
+  // elect.sync in every warp, four threads would each issue the copies.
+  auto tma_load = [&](int k_tile) {
+    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As, &tmap_a, a_coords, tma_bar);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs, &tmap_b, b_coords, tma_bar);
+    // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tma_bar, kTmaBytes);
+  };
+  // [setup]
+
+  // [kloop]
+  // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
+  const int K_TILES = K / BLK_K;
+  for (int i = 0; i < K_TILES; ++i) {
+    // [kloop]
+    // [load]
+    // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
+    if (tid == 0) tma_load(i);
+    hg::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+    ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
+    // [load]
+
+    // [mma]
+    // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
+    // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
+    // threads issued it, the tile would be computed 128 times.
+    if (warp_id == 0) {
+      if (hg::elect_one_sync()) {
+        const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
+        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
+        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
+        for (int k = 0; k < BLK_K / MMA_K; ++k) {
+          // Only the very first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false);
+          // every later one, in this K tile and in all the following ones, adds to it.
+          ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_base, hg::desc_advance_k16(a_desc, k),
+                           hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
+        }
+        ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
+      }
+      __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
+    }
+    // [mma]
+
+    // [wait]
+    // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
+    hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+    phase_tma ^= 1;  // tma_bar completed one phase this iteration too: next time, wait on the other parity
+    phase_mma ^= 1;  // mma_bar now runs its next phase: wait on the other parity next time (see README)
+    ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
+    // [wait]
+  }
+
+  // [epilogue]
+  // --- Writeback: TMEM -> registers -> SMEM -> (TMA store) -> GMEM ---------------------------------------
+  // tcgen05.ld 32x32b: warp w may access TMEM lanes 32w..32w+31; lane l of the warp receives lane 32w+l,
+  // i.e. thread t gets row t of the accumulator, here 128 consecutive fp32 columns.
+  uint32_t acc[BLK_N];  // row (warp_id*32 + lane_id) of the tile, fp32 bit patterns
+  ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
+  ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+
+  __syncthreads();  // as the seed: every warp has its rows in registers before the staging tile is written
+
+  // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
+  const int row = warp_id * 32 + lane_id;
+#pragma unroll
+  for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+    uint4 packed;
+    __half2* h2 = reinterpret_cast<__half2*>(&packed);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      h2[e] = __floats2half2_rn(__uint_as_float(acc[j + 2 * e]), __uint_as_float(acc[j + 2 * e + 1]));
+    uint8_t* d_half = Ds + (j / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+    *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
+  }
+  ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+  __syncthreads();                            // the whole tile is staged before the store is issued
+
+  // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
+  if (tid == 0) {
+    for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
+      const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
+                                Ds + box * (BLK_M * kDBoxCols * 2));
+    }
+    ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
+    ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
+  }
+  __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+  // [epilogue]
+
+  // [teardown]
+  // --- Deallocate TMEM -------------------------------------------------------------------------------------
+  ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
+  __syncthreads();                          // nobody reads TMEM after this point
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees
+  // [teardown]
+#endif
+}
+
+/// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
+/// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
+inline hg::Launcher prepare(const hg::GemmArgs& g) {
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+  };
+}
+
+}  // namespace sm100
