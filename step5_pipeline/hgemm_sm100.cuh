@@ -107,8 +107,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t phase_tma = 0;                  // parity of the tma_bar phase we wait for
   uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
 
-  // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage]. One issuer: with
-  // elect.sync in every warp, four threads would each issue the copies.
+  // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
+  // One issuer: with elect.sync in every warp, four threads would each issue the copies.
   auto tma_load = [&](int stage, int k_tile) {
     const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
     const int32_t b_coords[2] = {k_tile * BLK_K, n_st};

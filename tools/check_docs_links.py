@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Check that the generated HTML site has no broken local links.
+
+    python3 tools/check_docs_links.py <build>/docs/html
+
+For every .html file: each local href / src / data target (links, images, SVG objects, scripts,
+stylesheets) must exist, and a #fragment pointing into an HTML page must name an id or anchor of that
+page. Every .svg of the site must be well-formed XML (a truncated figure renders as nothing). External
+links (http:, https:, mailto:, ...) are not fetched. Exit code 0 when all resolve, 1 otherwise (each
+problem printed), 2 on bad usage. The docs target runs this after Doxygen.
+"""
+import os
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from urllib.parse import unquote, urlsplit
+
+LINK_ATTRS = {"href", "src", "data"}
+
+
+class PageScan(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links = []  # (tag, attribute, value, line)
+        self.anchors = set()
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name in ("id", "name"):
+                self.anchors.add(value)
+            elif name in LINK_ATTRS:
+                self.links.append((tag, name, value, self.getpos()[0]))
+
+    handle_startendtag = handle_starttag
+
+
+def scan(path, cache):
+    if path not in cache:
+        parser = PageScan()
+        with open(path, encoding="utf-8", errors="replace") as f:
+            parser.feed(f.read())
+        parser.close()
+        cache[path] = parser
+    return cache[path]
+
+
+def main(argv):
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        sys.stderr.write("usage: check_docs_links.py <html-dir>\n")
+        return 2
+    root = os.path.abspath(argv[1])
+    cache = {}
+    problems = []
+    pages = svgs = links = 0
+    for dirpath, _, files in os.walk(root):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            if name.endswith(".svg"):
+                svgs += 1
+                try:
+                    ET.parse(path)
+                except ET.ParseError as e:
+                    problems.append("%s: not a well-formed SVG (%s)" % (rel, e))
+                continue
+            if not name.endswith(".html"):
+                continue
+            pages += 1
+            for tag, attr, value, line in scan(path, cache).links:
+                parts = urlsplit(value)
+                if parts.scheme or parts.netloc or value.startswith(("javascript:", "data:")):
+                    continue  # external or inline: not checked
+                links += 1
+                target = path if not parts.path else os.path.normpath(
+                    os.path.join(dirpath, unquote(parts.path)))
+                where = "%s:%d <%s %s=\"%s\">" % (rel, line, tag, attr, value)
+                if not os.path.exists(target):
+                    problems.append("%s: missing %s" % (where, os.path.relpath(target, root)))
+                    continue
+                if not target.startswith(root + os.sep):
+                    problems.append("%s: points outside the site" % where)
+                    continue
+                fragment = unquote(parts.fragment)
+                if fragment and target.endswith(".html") and fragment not in scan(target, cache).anchors:
+                    problems.append("%s: no anchor '%s' in %s" % (where, fragment, os.path.relpath(target, root)))
+    for p in problems:
+        print("broken link: " + p)
+    print("check_docs_links: %d pages, %d local links, %d SVG files, %d problems"
+          % (pages, links, svgs, len(problems)))
+    return 1 if problems or pages == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
