@@ -118,4 +118,36 @@ inline std::vector<RingRow> simulate_ring(int k_tiles, int depth, bool flip_tma_
   return rows;
 }
 
+/// What step 6's waits see over several output tiles processed by one persistent CTA.
+struct PersistentResult {
+  int first_bad_tile = -1;  ///< first output tile in which some wait would return early (-1: none)
+  int first_bad_k = -1;     ///< its K iteration
+};
+
+/// Replays `tiles` output tiles of `k_tiles` K tiles each through step 6's ring of `depth` stages.
+/// running_state = true: stage and phases carry over from tile to tile (this repository's kernel);
+/// false: the original tutorial's per-tile reset (stage restarts at 0, phase_tma = phase_mma = 0).
+inline PersistentResult simulate_persistent(int tiles, int k_tiles, int depth, bool running_state) {
+  std::vector<Mbarrier> tma_bar(size_t(depth), Mbarrier(1));
+  Mbarrier mma_bar(1);
+  int stage = 0;
+  uint32_t phase_tma = 0, phase_mma = 0;
+  PersistentResult result;
+  for (int tile = 0; tile < tiles; ++tile) {
+    if (!running_state) stage = 0, phase_tma = 0, phase_mma = 0;
+    for (int k = 0; k < k_tiles; ++k) {
+      Mbarrier& bar = tma_bar[size_t(stage)];
+      const bool early = bar.try_wait_parity(phase_tma) || mma_bar.try_wait_parity(phase_mma);
+      if (early && result.first_bad_tile < 0) result.first_bad_tile = tile, result.first_bad_k = k;
+      // A wait that passed early does not make the load or the MMA complete sooner: the barriers
+      // still count every arrival.
+      bar.arrive();
+      mma_bar.arrive();
+      phase_mma ^= 1;
+      if (++stage == depth) stage = 0, phase_tma ^= 1;
+    }
+  }
+  return result;
+}
+
 }  // namespace hg::model

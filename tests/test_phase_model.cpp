@@ -94,3 +94,25 @@ TEST_CASE("step 5 ring: without the wrap flip, the first reuse of stage 0 consum
     CHECK(rows[depth].tma_early);  // tile `depth` in stage 0: parity 0 already completed, the wait passes
   }
 }
+
+TEST_CASE("step 6: the per-tile phase reset goes wrong on the second tile when K tiles are odd") {
+  // 3 K tiles, PIPE_DEPTH 2: after one tile, mma_bar has completed 3 phases (parity 1) and stage 1 one
+  // phase, so a reset to parity 0 makes the second tile's first waits pass at once.
+  const auto reset = hg::model::simulate_persistent(/*tiles=*/4, /*k_tiles=*/3, /*depth=*/2, false);
+  CHECK(reset.first_bad_tile == 1);
+  CHECK(reset.first_bad_k == 0);
+  const auto running = hg::model::simulate_persistent(4, 3, 2, true);
+  CHECK(running.first_bad_tile == -1);
+}
+
+TEST_CASE("step 6: the running state is right for every K, the reset only when K_TILES % (2*PIPE_DEPTH) == 0") {
+  for (int depth : {2, 3, 4})
+    for (int k_tiles = 1; k_tiles <= 20; ++k_tiles) {
+      CAPTURE(depth);
+      CAPTURE(k_tiles);
+      CHECK(hg::model::simulate_persistent(5, k_tiles, depth, true).first_bad_tile == -1);
+      const bool seed_assertion_holds = k_tiles % (2 * depth) == 0;
+      CHECK((hg::model::simulate_persistent(5, k_tiles, depth, false).first_bad_tile == -1) ==
+            seed_assertion_holds);
+    }
+}

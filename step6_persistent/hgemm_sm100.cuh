@@ -1,0 +1,259 @@
+// ======================================================================================================
+// Step 6 of 6 - persistent kernel, Blackwell (sm_100a)                  step6_persistent/hgemm_sm100.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//
+// This step launches a fixed pool of CTAs, one per SM, instead of one CTA per output tile. Each CTA
+// initialises its barriers and allocates TMEM once, then loops over the output tiles an L2-grouped
+// scheduler gives it (tile blockIdx.x, then every gridDim.x-th one), running step 5's pipeline on each.
+// The pipeline state (ring stage, both phase bits) runs on across tiles instead of being reset per tile,
+// which keeps every wait right for any number of K tiles (see README: the original resets it and must
+// require K_TILES % (2 * PIPE_DEPTH) == 0).
+//   once per CTA:  barriers, TMEM
+//   per tile:      GMEM --(TMA ring)--> SMEM --(tcgen05.mma)--> TMEM --> registers --> SMEM --(TMA)--> GMEM
+//
+// This kernel does, in order:
+//   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 512 TMEM columns (once);
+//   2. while the scheduler has a tile for this CTA: the prologue loads the first K tiles into the ring
+//      from the running stage on; the K-loop of step 5 (waits with the running phases, MMA, refill);
+//      the epilogue of step 5, with the TMEM reads fenced before the next tile's MMA overwrites TMEM and
+//      the TMA store waited for before the staging tile is written again;
+//   3. the allocating warp frees TMEM after everyone is done reading it.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step6_persistent
+//   ./build/step6_persistent --m 4096 --n 4096 --k 4096 --bench   # compute capability 10.0 runs this kernel
+// ======================================================================================================
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/descriptors.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/step.cuh"
+#include "common/tma.cuh"
+
+namespace sm100 {
+
+namespace ptx = cuda::ptx;
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
+constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+// Stages of the shared-memory ring: 2 is double buffering (the seed's choice); 3 and 4 also work (the tests
+// build them with -DHG_PIPE_DEPTH=3 and 4). Each stage costs 32 KiB of shared memory.
+#ifndef HG_PIPE_DEPTH
+#define HG_PIPE_DEPTH 2
+#endif
+constexpr int PIPE_DEPTH = HG_PIPE_DEPTH;
+static_assert(PIPE_DEPTH >= 2 && PIPE_DEPTH <= 4, "PIPE_DEPTH must be 2, 3 or 4");
+__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+
+// Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
+constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
+constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-completion mbarrier
+constexpr int kSmemTmaBar = 16;                             // uint64[PIPE_DEPTH]: one TMA-load mbarrier per stage
+constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+constexpr int kSmemD = kSmemB + PIPE_DEPTH * kTileBytes;    // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
+constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
+  uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
+  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);  // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Bs = smem + kSmemB;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  // [tile]
+  // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
+  // then every gridDim.x-th one. The current tile is D[m_st .. m_st+127][n_st .. n_st+127].
+  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, /*group=*/8);
+  int m_st = 0, n_st = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
+  if (warp_id == 0) {
+    if (lane_id == 0) {
+      ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+      for (int s = 0; s < PIPE_DEPTH; ++s)
+        ptx::mbarrier_init(&tma_bar[s], 1);  // per stage: one arrival (arrive.expect_tx) plus the bytes
+    }
+    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
+  }
+  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  __syncthreads();                                              // to all threads and the tensor core
+  ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
+  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
+  // The pipeline state runs across tiles: set once here, never reset per tile (see README).
+  int stage = 0;                           // ring stage of the next K tile to consume
+  uint32_t phase_tma = 0;                  // parity of the tma_bar phase we wait for
+  uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
+
+  // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
+  // One issuer: with elect.sync in every warp, four threads would each issue the copies.
+  auto tma_load = [&](int stage, int k_tile) {
+    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a, a_coords,
+                              &tma_bar[stage]);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes, &tmap_b, b_coords,
+                              &tma_bar[stage]);
+    // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tma_bar[stage],
+                                   kTmaBytes);
+  };
+  // [setup]
+
+  // [persistent]
+  // --- Persistent loop: this CTA computes its scheduled tiles one after the other -----------------------
+  while (scheduler.valid()) {
+    m_st = scheduler.current().m * BLK_M;
+    n_st = scheduler.current().n * BLK_N;
+    // [persistent]
+
+    // [prologue]
+    // --- Prologue: ONE thread fills the ring, up to PIPE_DEPTH K tiles ahead, from the running stage ------
+    if (tid == 0) {
+      for (int s = 0; s < PIPE_DEPTH && s < K / BLK_K; ++s) tma_load((stage + s) % PIPE_DEPTH, s);
+    }
+    // [prologue]
+
+    // [kloop]
+    // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
+    const int K_TILES = K / BLK_K;
+    for (int i = 0; i < K_TILES; ++i) {
+      // [kloop]
+      // [load]
+      // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
+      hg::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+      ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
+      // [load]
+
+      // [mma]
+      // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
+      // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
+      // threads issued it, the tile would be computed 128 times.
+      if (warp_id == 0) {
+        if (hg::elect_one_sync()) {
+          const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          for (int k = 0; k < BLK_K / MMA_K; ++k) {
+            // Only the very first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false);
+            // every later one, in this K tile and in all the following ones, adds to it.
+            ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_base, hg::desc_advance_k16(a_desc, k),
+                             hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
+          }
+          ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
+        }
+        __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
+      }
+      // [mma]
+
+      // [wait]
+      // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
+      hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
+      phase_mma ^= 1;  // mma_bar completes a phase every K tile: flip every iteration
+      ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
+
+      // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
+      if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+      // Advance the running ring position; each stage's barrier completes a phase once per trip around
+      // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
+      if (++stage == PIPE_DEPTH) {
+        stage = 0;
+        phase_tma ^= 1;
+      }
+      // [wait]
+    }
+
+    // [epilogue]
+    // --- Writeback: TMEM -> registers -> SMEM -> (TMA store) -> GMEM ---------------------------------------
+    // tcgen05.ld 32x32b: warp w may access TMEM lanes 32w..32w+31; lane l of the warp receives lane 32w+l,
+    // i.e. thread t gets row t of the accumulator, here 128 consecutive fp32 columns.
+    uint32_t acc[BLK_N];  // row (warp_id*32 + lane_id) of the tile, fp32 bit patterns
+    ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
+    ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+
+    ptx::tcgen05_fence_before_thread_sync();  // order this tile's TMEM reads before the barrier below,
+    __syncthreads();  // so the next tile's first MMA cannot overwrite the accumulator while it is read
+
+    // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
+    const int row = warp_id * 32 + lane_id;
+#pragma unroll
+    for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+      uint4 packed;
+      __half2* h2 = reinterpret_cast<__half2*>(&packed);
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        h2[e] = __floats2half2_rn(__uint_as_float(acc[j + 2 * e]), __uint_as_float(acc[j + 2 * e + 1]));
+      uint8_t* d_half = Ds + (j / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+      *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+    __syncthreads();                            // the whole tile is staged before the store is issued
+
+    // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
+    if (tid == 0) {
+      for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
+        const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
+                                  Ds + box * (BLK_M * kDBoxCols * 2));
+      }
+      ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
+      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
+    }
+    __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+    // [epilogue]
+
+    scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
+  }
+
+  // [teardown]
+  // --- Deallocate TMEM -------------------------------------------------------------------------------------
+  ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
+  __syncthreads();                          // nobody reads TMEM after this point
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees
+  // [teardown]
+#endif
+}
+
+/// Host side: a persistent 1D grid of one CTA per SM (the 512-column TMEM allocation takes a whole SM's
+/// tensor memory, so a second CTA could not allocate), and the three tensor maps of step 4.
+inline hg::Launcher prepare(const hg::GemmArgs& g) {
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  int device = 0, sms = 0;
+  HG_CUDA_CHECK(cudaGetDevice(&device));
+  HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 148 on a B200
+  const dim3 grid(sms), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+  };
+}
+
+}  // namespace sm100

@@ -1,0 +1,223 @@
+// ======================================================================================================
+// Step 6 of 6 - persistent kernel, Hopper (sm_90a)                        step6_persistent/hgemm_sm90.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//
+// The same sixth step as hgemm_sm100.cuh: a fixed pool of CTAs (SM count times the CTAs per SM the occupancy
+// API allows), each initialising its barriers once and looping over the tiles of the L2-grouped scheduler
+// with step 5's pipeline. The ring stage and phase_tma run on across tiles, never reset.
+//   once per CTA:  barriers
+//   per tile:      GMEM --(TMA ring)--> SMEM --(wgmma)--> registers --> SMEM --(TMA store)--> GMEM
+//
+// This kernel does, in order:
+//   1. thread 0 initialises PIPE_DEPTH TMA barriers (once);
+//   2. while the scheduler has a tile for this CTA: the prologue loads the first K tiles into the ring from
+//      the running stage on; step 5's K-loop; step 5's epilogue, whose final wait on the TMA store keeps
+//      the staging tile from being overwritten by the next tile;
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step6_persistent
+//   ./build/step6_persistent --m 4096 --n 4096 --k 4096 --bench   # compute capability 9.0 runs this kernel
+// ======================================================================================================
+#pragma once
+
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/descriptors.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/step.cuh"
+#include "common/tma.cuh"
+
+namespace sm90 {
+
+namespace ptx = cuda::ptx;
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
+constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+// Stages of the shared-memory ring: 2 is double buffering (the seed's choice); 3 and 4 also work (the tests
+// build them with -DHG_PIPE_DEPTH=3 and 4). Each stage costs 32 KiB of shared memory.
+#ifndef HG_PIPE_DEPTH
+#define HG_PIPE_DEPTH 2
+#endif
+constexpr int PIPE_DEPTH = HG_PIPE_DEPTH;
+static_assert(PIPE_DEPTH >= 2 && PIPE_DEPTH <= 4, "PIPE_DEPTH must be 2, 3 or 4");
+
+// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
+constexpr int kSmemTmaBar = 16;                             // uint64[PIPE_DEPTH]: one TMA-load mbarrier per stage
+constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+constexpr int kSmemD = kSmemB + PIPE_DEPTH * kTileBytes;    // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
+constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);  // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Bs = smem + kSmemB;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  // [tile]
+  // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
+  // then every gridDim.x-th one. The current tile is D[m_st .. m_st+127][n_st .. n_st+127].
+  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, /*group=*/8);
+  int m_st = 0, n_st = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier init (thread 0), accumulator and operand descriptors (no TMEM on Hopper) ------------------
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_DEPTH; ++s)
+      ptx::mbarrier_init(&tma_bar[s], 1);  // per stage: one arrival (arrive.expect_tx) plus the bytes
+  }
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  __syncthreads();                                                 // to all threads and the TMA engine
+  // The pipeline state runs across tiles: set once here, never reset per tile (see README).
+  int stage = 0;           // ring stage of the next K tile to consume
+  uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
+  // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
+  float acc[BLK_M / WGMMA_M][64];
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+
+  // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
+  auto tma_load = [&](int stage, int k_tile) {
+    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a, a_coords,
+                              &tma_bar[stage]);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes, &tmap_b, b_coords,
+                              &tma_bar[stage]);
+    // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tma_bar[stage],
+                                   kTmaBytes);
+  };
+  // [setup]
+
+  // [persistent]
+  // --- Persistent loop: this CTA computes its scheduled tiles one after the other -----------------------
+  while (scheduler.valid()) {
+    m_st = scheduler.current().m * BLK_M;
+    n_st = scheduler.current().n * BLK_N;
+    // [persistent]
+
+    // [prologue]
+    // --- Prologue: ONE thread fills the ring, up to PIPE_DEPTH K tiles ahead, from the running stage ------
+    if (tid == 0) {
+      for (int s = 0; s < PIPE_DEPTH && s < K / BLK_K; ++s) tma_load((stage + s) % PIPE_DEPTH, s);
+    }
+    // [prologue]
+
+    // [kloop]
+    // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
+    const int K_TILES = K / BLK_K;
+    for (int i = 0; i < K_TILES; ++i) {
+      // [kloop]
+      // [load]
+      // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
+      hg::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+      // [load]
+
+      // [mma]
+      // --- Compute: the warpgroup issues wgmma for both 64-row halves --------------------------------------
+      hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+#pragma unroll
+      for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+        // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
+        const uint64_t a_half = a_desc + (uint64_t(stage * kTileBytes + h * WGMMA_M * 128) >> 4);
+#pragma unroll
+        for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+          // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
+          // one, in this K tile and in all the following ones, adds to it.
+          const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
+          hg::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
+                                   i > 0 || k > 0);
+        }
+      }
+      hg::wgmma_commit_group();   // close the 8 wgmma above into one group
+      hg::wgmma_wait_group<0>();  // the wgmma have read the stage before TMA refills it (no mbarrier)
+
+      // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
+      if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+      // Advance the running ring position; each stage's barrier completes a phase once per trip around
+      // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
+      if (++stage == PIPE_DEPTH) {
+        stage = 0;
+        phase_tma ^= 1;
+      }
+      // [mma]
+    }
+
+    // [epilogue]
+    // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
+    // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
+    // inside half h. They go into a staging tile in the 128B swizzle the TMA store expects.
+#pragma unroll
+    for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+      const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;
+#pragma unroll
+      for (int j = 0; j < BLK_N / 8; ++j) {
+        const int col = j * 8 + (lane_id % 4) * 2;
+        uint8_t* d_half = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+        *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row, col % kDBoxCols)) =
+            __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
+        *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row + 8, col % kDBoxCols)) =
+            __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
+      }
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+    __syncthreads();                            // the whole tile is staged before the store is issued
+
+    // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
+    if (tid == 0) {
+      for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
+        const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
+                                  Ds + box * (BLK_M * kDBoxCols * 2));
+      }
+      ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
+      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
+    }
+    __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+    // [epilogue]
+
+    scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
+  }
+
+#endif
+}
+
+/// Host side: a persistent 1D grid with as many CTAs as can be resident at once (SM count times CTAs per SM
+/// from the occupancy API), and the three tensor maps of step 4.
+inline hg::Launcher prepare(const hg::GemmArgs& g) {
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  int device = 0, sms = 0, per_sm = 0;
+  HG_CUDA_CHECK(cudaGetDevice(&device));
+  HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 132 on an H200
+  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel, kThreads, kSmemBytes));
+  if (per_sm < 1) throw hg::CudaError("step6 sm90 kernel cannot be resident on this GPU (occupancy 0)");
+  const dim3 grid(sms * per_sm), block(kThreads);
+  return [=](cudaStream_t stream) {
+    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+  };
+}
+
+}  // namespace sm90

@@ -1,0 +1,10 @@
+// step6_persistent: verify binary. Run with --help for the flags; README.md for what this step teaches.
+#include "common/step.cuh"
+#include "step6_persistent/hgemm_sm100.cuh"
+#include "step6_persistent/hgemm_sm90.cuh"
+
+int main(int argc, char** argv) {
+  const hg::StepSpec spec{"step6_persistent", "persistent CTAs walk L2-grouped tiles; the pipeline state runs on",
+                          {4096, 4096, 4096}, hg::ShapeRule::kTiled, sm90::prepare, sm100::prepare};
+  return hg::run_step(spec, argc, argv);
+}
