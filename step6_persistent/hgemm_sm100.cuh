@@ -17,9 +17,10 @@
 //   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 512 TMEM columns (once);
 //   2. while the scheduler has a tile for this CTA: the prologue loads the first K tiles into the ring
 //      from the running stage on; the K-loop of step 5 (waits with the running phases, MMA, refill);
-//      the epilogue of step 5, with the TMEM reads fenced before the next tile's MMA overwrites TMEM and
-//      the TMA store waited for before the staging tile is written again;
-//   3. the allocating warp frees TMEM after everyone is done reading it.
+//      the epilogue of step 5, with the TMEM reads fenced before the next tile's MMA overwrites TMEM; the
+//      TMA store drains during the next tile's K-loop, and is waited for (its reads of the staging tile)
+//      just before the next tile writes that tile;
+//   3. thread 0 waits for the last store; the allocating warp frees TMEM after everyone is done reading it.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step6_persistent
@@ -198,6 +199,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
     ptx::tcgen05_fence_before_thread_sync();  // order this tile's TMEM reads before the barrier below,
+    // The previous tile's store must have finished reading Ds before this tile overwrites it.
+    if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
     __syncthreads();  // so the next tile's first MMA cannot overwrite the accumulator while it is read
 
     // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
@@ -222,10 +225,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                   Ds + box * (BLK_M * kDBoxCols * 2));
       }
-      ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
-      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
-    }
-    __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+      ptx::cp_async_bulk_commit_group();  // close the two stores into one bulk group; it drains while the
+    }                                     // next tile's K-loop runs (waited for before Ds is written again)
     // [epilogue]
 
     scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
@@ -233,6 +234,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [teardown]
   // --- Deallocate TMEM -------------------------------------------------------------------------------------
+  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last tile's store completes before exit
   ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
   __syncthreads();                          // nobody reads TMEM after this point
   if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees

@@ -13,8 +13,10 @@
 // This kernel does, in order:
 //   1. thread 0 initialises PIPE_DEPTH TMA barriers (once);
 //   2. while the scheduler has a tile for this CTA: the prologue loads the first K tiles into the ring from
-//      the running stage on; step 5's K-loop; step 5's epilogue, whose final wait on the TMA store keeps
-//      the staging tile from being overwritten by the next tile;
+//      the running stage on; step 5's K-loop; step 5's epilogue, except that the TMA store is no longer
+//      waited for at once: it drains during the next tile's K-loop, and the wait (for its reads of the
+//      staging tile) moves to just before the next tile writes that tile;
+//   3. before exiting, thread 0 waits for the last tile's store.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step6_persistent
@@ -167,6 +169,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
     // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
     // inside half h. They go into a staging tile in the 128B swizzle the TMA store expects.
+    // The previous tile's store must have finished reading Ds before this tile overwrites it.
+    if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+    __syncthreads();  // nobody writes Ds before that wait
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;
@@ -190,14 +195,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                   Ds + box * (BLK_M * kDBoxCols * 2));
       }
-      ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
-      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
-    }
-    __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+      ptx::cp_async_bulk_commit_group();  // close the two stores into one bulk group; it drains while the
+    }                                     // next tile's K-loop runs (waited for before Ds is written again)
     // [epilogue]
 
     scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
   }
+  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last tile's store completes before exit
 
 #endif
 }
