@@ -1,0 +1,140 @@
+// common/harness.cu: see harness.cuh.
+#include "common/harness.cuh"
+
+#include <sys/sysinfo.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/reference.cuh"
+
+namespace hg {
+namespace {
+
+double gib(double bytes) { return bytes / double(1ull << 30); }
+
+}  // namespace
+
+std::string find_device(ArchChoice wanted, Device& dev) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess)
+    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(err) +
+           "; is an NVIDIA driver installed and a GPU visible?)";
+  if (count == 0) return "no CUDA device found";
+  HG_CUDA_CHECK(cudaGetDeviceProperties(&dev.prop, dev.ordinal));
+  const int cc = dev.prop.major * 10 + dev.prop.minor;
+  // sm_90a and sm_100a code runs only on exactly compute capability 9.0 and 10.0 ('a' = arch-specific).
+  if (cc == 90) dev.arch = ArchChoice::kSm90;
+  else if (cc == 100) dev.arch = ArchChoice::kSm100;
+  else
+    return "GPU '" + std::string(dev.prop.name) + "' has compute capability " + std::to_string(dev.prop.major) +
+           "." + std::to_string(dev.prop.minor) +
+           "; the kernels need 9.0 (Hopper, sm_90a) or 10.0 (Blackwell datacenter, sm_100a)";
+  if (wanted != ArchChoice::kAuto && wanted != dev.arch)
+    return std::string("--arch ") + to_string(wanted) + " requested, but GPU '" + dev.prop.name + "' runs " +
+           to_string(dev.arch) + " code only";
+  HG_CUDA_CHECK(cudaSetDevice(dev.ordinal));
+  return "";
+}
+
+void check_kernel(const std::string& what, cudaStream_t stream) {
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess)
+    throw CudaError(what + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ") - " +
+                    cuda_error_hint(err));
+}
+
+/// Refuses (exit 2) a problem whose buffers cannot fit in free GPU memory or in host memory for checking.
+std::string check_memory(const Shape& s) {
+  const double dev_bytes = 2.0 * double(s.m * s.k + s.n * s.k + s.m * s.n) + 8.0 * double(s.m * s.n);
+  size_t free_b = 0, total_b = 0;
+  HG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  char msg[256];
+  if (dev_bytes > 0.95 * double(free_b)) {
+    std::snprintf(msg, sizeof msg, "M=%lld N=%lld K=%lld needs %.1f GiB of GPU memory; only %.1f GiB are free",
+                  (long long)s.m, (long long)s.n, (long long)s.k, gib(dev_bytes), gib(double(free_b)));
+    return msg;
+  }
+  struct sysinfo info {};
+  const double host_bytes = 10.0 * double(s.m * s.n);  // D as fp16, ref and mag as fp32, on the host
+  if (sysinfo(&info) == 0 && host_bytes > 0.8 * double(info.totalram) * info.mem_unit) {
+    std::snprintf(msg, sizeof msg, "M=%lld N=%lld K=%lld needs %.1f GiB of host memory to verify; this machine has %.1f GiB",
+                  (long long)s.m, (long long)s.n, (long long)s.k, gib(host_bytes),
+                  gib(double(info.totalram) * info.mem_unit));
+    return msg;
+  }
+  return "";
+}
+
+/// Times `launch(i)` (i cycles over the rotation sets) with CUDA events around every launch.
+TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream) {
+  for (int i = 0; i < warmup; ++i) launch(i);
+  HG_CUDA_CHECK(cudaGetLastError());
+  std::vector<cudaEvent_t> start(iters), stop(iters);
+  for (int i = 0; i < iters; ++i) {
+    HG_CUDA_CHECK(cudaEventCreate(&start[i]));
+    HG_CUDA_CHECK(cudaEventCreate(&stop[i]));
+  }
+  for (int i = 0; i < iters; ++i) {
+    HG_CUDA_CHECK(cudaEventRecord(start[i], stream));
+    launch(warmup + i);
+    HG_CUDA_CHECK(cudaEventRecord(stop[i], stream));
+  }
+  HG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ms(iters);
+  for (int i = 0; i < iters; ++i) {
+    float t = 0;
+    HG_CUDA_CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
+    ms[i] = t;
+    HG_CUDA_CHECK(cudaEventDestroy(start[i]));
+    HG_CUDA_CHECK(cudaEventDestroy(stop[i]));
+  }
+  return summarize(ms);
+}
+
+/// cuBLAS computing the same D = A * B^T: cuBLAS is column-major, so it computes D^T (N x M, ld N) =
+/// B (N x K row-major = K x N column-major, transposed) * A^T (K x M column-major) (DESIGN section 6).
+void cublas_gemm(cublasHandle_t handle, const GemmArgs& g) {
+  const float alpha = 1.0f, beta = 0.0f;
+  HG_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.B, CUDA_R_16F, g.k,
+                               g.A, CUDA_R_16F, g.k, &beta, g.D, CUDA_R_16F, g.n, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT));
+}
+
+
+/// Fills A and B, poisons D, runs `compute`, and verifies D against the reference GEMM.
+VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
+                            cudaStream_t stream) {
+  poison_matrix(g.D, int64_t(g.m) * g.n, stream);
+  compute(g);
+  DeviceBuffer<float> ref(int64_t(g.m) * g.n), mag(int64_t(g.m) * g.n);
+  reference_gemm(g.A, g.B, ref.get(), mag.get(), g.m, g.n, g.k, stream);
+  check_kernel("the reference GEMM", stream);
+  std::vector<uint16_t> d(size_t(g.m) * g.n);
+  HG_CUDA_CHECK(cudaMemcpy(d.data(), g.D, d.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  return verify_result(d.data(), ref.to_host().data(), mag.to_host().data(), g.m, g.n, g.k, mode);
+}
+
+RotatingInputs::RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream) {
+  const int64_t a_n = s.m * s.k, b_n = s.n * s.k, d_n = s.m * s.n;
+  const double set_bytes = 2.0 * double(a_n + b_n + d_n);
+  size_t free_b = 0, total_b = 0;
+  HG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  sets_ = std::max<int64_t>(2, int64_t(2.0 * double(l2_bytes) / set_bytes) + 1);
+  sets_ = std::min<int64_t>({sets_, 4096, std::max<int64_t>(1, int64_t(0.8 * double(free_b) / set_bytes))});
+  pools_.reserve(3);
+  pools_.emplace_back(a_n * sets_);
+  pools_.emplace_back(b_n * sets_);
+  pools_.emplace_back(d_n * sets_);
+  // Timing always uses random-normal data (never zeros or small integers, which can run faster).
+  fill_matrix(pools_[0].get(), pools_[0].count(), seed, InitMode::kRandom, 0, stream);
+  fill_matrix(pools_[1].get(), pools_[1].count(), seed, InitMode::kRandom, 1, stream);
+  check_kernel("filling the benchmark inputs", stream);
+  for (int64_t i = 0; i < sets_; ++i)
+    args_.push_back(GemmArgs{pools_[0].get() + i * a_n, pools_[1].get() + i * b_n, pools_[2].get() + i * d_n,
+                             int(s.m), int(s.n), int(s.k)});
+}
+
+}  // namespace hg

@@ -1,0 +1,105 @@
+// common/harness.cuh: the pieces of a GEMM run shared by the verify binaries (common/runner.cu) and the
+// benchmark (tools/hgemm_bench.cu): device selection, buffers, verification against the reference GEMM,
+// timing with CUDA events over rotated inputs, and the cuBLAS baseline.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/check.cuh"
+#include "common/cli.hpp"
+#include "common/stats.hpp"
+#include "common/step.cuh"
+#include "common/verify.hpp"
+
+namespace hg {
+
+/// Owns one cudaMalloc allocation of `count` elements of T.
+template <typename T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(int64_t count) : count_(count) {
+    HG_CUDA_CHECK(cudaMalloc(&ptr_, size_t(count) * sizeof(T)));
+  }
+  ~DeviceBuffer() { cudaFree(ptr_); }  // no check: destructors run while unwinding from other errors
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
+  T* get() const { return ptr_; }
+  int64_t count() const { return count_; }
+  std::vector<T> to_host() const {
+    std::vector<T> host(static_cast<size_t>(count_));
+    HG_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, size_t(count_) * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  int64_t count_ = 0;
+};
+
+/// Owns a stream, so that early returns and exceptions release it.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { HG_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+};
+
+/// Result of looking for a GPU this tutorial has kernels for.
+struct Device {
+  int ordinal = 0;
+  cudaDeviceProp prop{};
+  ArchChoice arch = ArchChoice::kAuto;  // kSm90 or kSm100 once found
+};
+
+/// Returns "" and fills `dev`, or the one-line reason why no supported GPU is usable (exit 77).
+std::string find_device(ArchChoice wanted, Device& dev);
+
+/// Throws CudaError naming the kernel when its launch or its execution failed.
+void check_kernel(const std::string& what, cudaStream_t stream);
+
+/// "" when the problem's buffers fit in free GPU memory and host memory for checking, else the reason.
+std::string check_memory(const Shape& s);
+
+/// Times `launch(i)` with CUDA events around every launch; i counts warm-up launches first.
+TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream);
+
+/// cuBLAS computing the same D = A * B^T (DESIGN section 6).
+void cublas_gemm(cublasHandle_t handle, const GemmArgs& g);
+
+struct CublasHandle {
+  cublasHandle_t h = nullptr;
+  explicit CublasHandle(cudaStream_t s) {
+    HG_CUBLAS_CHECK(cublasCreate(&h));
+    HG_CUBLAS_CHECK(cublasSetStream(h, s));
+  }
+  ~CublasHandle() { cublasDestroy(h); }
+};
+
+/// Poisons D, runs `compute`, and verifies D against the reference GEMM (mode decides exact or tolerance).
+VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
+                            cudaStream_t stream);
+
+/// Random-normal input sets for timing: enough copies of A, B and D that their total size is at least
+/// twice the L2 (so a launch never finds its operands cached by the previous one), at least 2 when memory
+/// allows, at most 4096, and within 80% of free GPU memory.
+class RotatingInputs {
+ public:
+  RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream);
+  int64_t sets() const { return sets_; }
+  const GemmArgs& operator[](int64_t i) const { return args_[size_t(i % sets_)]; }
+
+ private:
+  int64_t sets_ = 1;
+  std::vector<DeviceBuffer<__half>> pools_;
+  std::vector<GemmArgs> args_;
+};
+
+}  // namespace hg

@@ -1,0 +1,345 @@
+// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 6 and cuBLAS, timed in one process per run, on
+// the same rotating random-normal inputs, each step verified before it is timed (DESIGN sections 6, 10).
+//
+//   cmake --preset default && cmake --build build --target hgemm_bench
+//   ./build/hgemm_bench --out docs/results                  # 4096^3, 8192^3 and 4096 x 14336 x 4096
+//   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
+//   tools/run_benchmark.sh does both and redraws the chart and the results tables (tools/plot_results.py).
+//
+// Output: a table on stdout, progress on stderr, and <out>/ladder.csv and <out>/ladder.json with the GPU,
+// SM count, clocks, driver, CUDA and cuBLAS versions and the date. Exit codes as the verify binaries:
+// 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
+#include <cuda/ptx>
+#include <cuda_fp16.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "common/descriptors.hpp"
+#include "common/harness.cuh"
+#include "common/reference.cuh"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/step.cuh"
+#include "common/tma.cuh"
+
+// Every step file puts its kernel in namespaces sm90 and sm100. Renaming those two tokens around each
+// include lets four steps live in this one translation unit; everything the step files include is already
+// included above, so the renaming reaches only the step files themselves.
+#define sm90 step3_sm90
+#define sm100 step3_sm100
+#include "step3_grid/hgemm_sm100.cuh"
+#include "step3_grid/hgemm_sm90.cuh"
+#undef sm90
+#undef sm100
+#define sm90 step4_sm90
+#define sm100 step4_sm100
+#include "step4_tma/hgemm_sm100.cuh"
+#include "step4_tma/hgemm_sm90.cuh"
+#undef sm90
+#undef sm100
+#define sm90 step5_sm90
+#define sm100 step5_sm100
+#include "step5_pipeline/hgemm_sm100.cuh"
+#include "step5_pipeline/hgemm_sm90.cuh"
+#undef sm90
+#undef sm100
+#define sm90 step6_sm90
+#define sm100 step6_sm100
+#include "step6_persistent/hgemm_sm100.cuh"
+#include "step6_persistent/hgemm_sm90.cuh"
+#undef sm90
+#undef sm100
+
+namespace {
+
+struct LadderStep {
+  const char* name;
+  const char* what;
+  hg::PrepareFn sm90, sm100;
+};
+
+const LadderStep kLadder[] = {
+    {"step3_grid", "2D grid, thread copies", step3_sm90::prepare, step3_sm100::prepare},
+    {"step4_tma", "TMA loads and stores", step4_sm90::prepare, step4_sm100::prepare},
+    {"step5_pipeline", "2-stage SMEM ring", step5_sm90::prepare, step5_sm100::prepare},
+    {"step6_persistent", "persistent CTAs, L2-grouped", step6_sm90::prepare, step6_sm100::prepare},
+};
+
+struct Args {
+  std::vector<hg::Shape> shapes;
+  int iters = 100, warmup = 10;
+  uint64_t seed = 1;
+  std::string out = "bench_out";
+};
+
+const char* kUsage =
+    "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 100)] [--warmup N (default 10)]\n"
+    "                   [--seed S] [--out DIR (default bench_out)]\n"
+    "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection).\n";
+
+bool parse_int(const std::string& s, long long lo, long long hi, long long& v) {
+  char* end = nullptr;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return !s.empty() && *end == '\0' && v >= lo && v <= hi;
+}
+
+/// Throws hg::UsageError with a one-line reason.
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") throw hg::UsageError("help");
+    if (i + 1 >= argc) throw hg::UsageError(flag + " needs a value");
+    const std::string value = argv[++i];
+    long long v = 0;
+    if (flag == "--shape") {
+      long long m = 0, n = 0, k = 0;
+      char tail = 0;
+      if (std::sscanf(value.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1 ||
+          m > hg::kMaxDim || n > hg::kMaxDim || k > hg::kMaxDim)
+        throw hg::UsageError("--shape expects MxNxK with sizes from 1 to 1048576, got '" + value + "'");
+      const hg::Shape s{m, n, k};
+      const std::string bad = hg::check_shape(s, hg::ShapeRule::kTiled, "hgemm_bench");
+      if (!bad.empty()) throw hg::UsageError("--shape " + value + ": " + bad);
+      a.shapes.push_back(s);
+    } else if (flag == "--iters") {
+      if (!parse_int(value, 50, 100000, v)) throw hg::UsageError("--iters must be between 50 and 100000");
+      a.iters = int(v);
+    } else if (flag == "--warmup") {
+      if (!parse_int(value, 0, 100000, v)) throw hg::UsageError("--warmup must be between 0 and 100000");
+      a.warmup = int(v);
+    } else if (flag == "--seed") {
+      if (!parse_int(value, 0, (1ll << 62), v)) throw hg::UsageError("--seed expects a non-negative integer");
+      a.seed = uint64_t(v);
+    } else if (flag == "--out") {
+      a.out = value;
+    } else {
+      throw hg::UsageError("unknown option '" + flag + "'");
+    }
+  }
+  if (a.shapes.empty()) a.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}};
+  return a;
+}
+
+/// Dense fp16 tensor-core peak from NVIDIA's datasheets (no sparsity), TFLOP/s; 0 when unknown.
+double dense_fp16_peak(const cudaDeviceProp& p) {
+  const std::string name = p.name;
+  if (p.major == 9 && p.minor == 0) {
+    if (name.find("PCIe") != std::string::npos) return 756.5;   // H100 PCIe
+    if (name.find("NVL") != std::string::npos) return 835.5;    // H100 NVL
+    return 989.4;                                               // H100 SXM, H200 SXM
+  }
+  if (p.major == 10 && p.minor == 0) return 2250.0;  // B200 (dense FP16/BF16)
+  return 0.0;
+}
+
+/// First line of a command's output ("" if it cannot run): the driver version and clocks via nvidia-smi.
+std::string shell_line(const char* cmd) {
+  std::string line;
+  if (FILE* f = popen(cmd, "r")) {
+    char buf[256];
+    if (std::fgets(buf, sizeof buf, f)) line = buf;
+    pclose(f);
+  }
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+struct Row {
+  hg::Shape shape;
+  std::string step, what;
+  bool verified = false;
+  double max_abs_err = 0;
+  hg::TimingStats t;
+  double tflops = 0, pct_cublas = 0, pct_peak = 0;
+};
+
+int run(const Args& args) {
+  hg::Device dev;
+  const std::string no_gpu = hg::find_device(hg::ArchChoice::kAuto, dev);
+  if (!no_gpu.empty()) {
+    std::printf("hgemm_bench SKIP: %s\n", no_gpu.c_str());
+    return 77;
+  }
+  for (const hg::Shape& s : args.shapes) {
+    const std::string too_big = hg::check_memory(s);
+    if (!too_big.empty()) throw hg::UsageError(too_big);
+  }
+  if (mkdir(args.out.c_str(), 0755) != 0 && errno != EEXIST)
+    throw hg::UsageError("--out: cannot create '" + args.out + "': " + std::strerror(errno));
+
+  const bool blackwell = dev.arch == hg::ArchChoice::kSm100;
+  const double peak = dense_fp16_peak(dev.prop);
+  hg::Stream stream;
+  hg::CublasHandle blas(stream.s);
+  std::vector<Row> rows;
+  bool all_verified = true;
+  const int total = int(args.shapes.size() * (std::size(kLadder) + 1));
+  int done = 0;
+  auto progress = [&](const hg::Shape& s, const char* who, const char* what) {
+    std::fprintf(stderr, "[%2d/%d] %lldx%lldx%lld %-17s %s\n", ++done, total, (long long)s.m, (long long)s.n,
+                 (long long)s.k, who, what);
+  };
+
+  for (const hg::Shape& s : args.shapes) {
+    // One verification problem (random-normal, tolerance check) and one rotation of timing inputs per shape.
+    hg::DeviceBuffer<__half> a(s.m * s.k), b(s.n * s.k), d(s.m * s.n);
+    hg::fill_matrix(a.get(), a.count(), args.seed, hg::InitMode::kRandom, 0, stream.s);
+    hg::fill_matrix(b.get(), b.count(), args.seed, hg::InitMode::kRandom, 1, stream.s);
+    const hg::GemmArgs check{a.get(), b.get(), d.get(), int(s.m), int(s.n), int(s.k)};
+    const hg::RotatingInputs inputs(s, args.seed + 1000, size_t(dev.prop.l2CacheSize), stream.s);
+
+    std::vector<Row> shape_rows;
+    for (const LadderStep& step : kLadder) {
+      progress(s, step.name, "verify + time");
+      const hg::PrepareFn prepare = blackwell ? step.sm100 : step.sm90;
+      Row r{s, step.name, step.what};
+      const hg::VerifyReport rep = hg::run_and_verify(
+          [&](const hg::GemmArgs& g) {
+            prepare(g)(stream.s);
+            hg::check_kernel(std::string("the ") + step.name + " kernel", stream.s);
+          },
+          check, hg::InitMode::kRandom, stream.s);
+      r.verified = rep.pass;
+      r.max_abs_err = rep.max_abs_err;
+      if (rep.pass) {  // only a verified kernel is timed
+        std::vector<hg::Launcher> launchers;
+        for (int64_t i = 0; i < inputs.sets(); ++i) launchers.push_back(prepare(inputs[i]));
+        r.t = hg::time_launches([&](int i) { launchers[size_t(i % inputs.sets())](stream.s); }, args.warmup,
+                                args.iters, stream.s);
+        hg::check_kernel(std::string("timing ") + step.name, stream.s);
+      } else {
+        all_verified = false;
+        std::fprintf(stderr, "  %s FAILED verification: %s (not timed)\n", step.name, rep.summary().c_str());
+      }
+      shape_rows.push_back(r);
+    }
+    progress(s, "cuBLAS", "verify + time");
+    Row c{s, "cublas", "cublasGemmEx (baseline)"};
+    const hg::VerifyReport crep = hg::run_and_verify([&](const hg::GemmArgs& g) { hg::cublas_gemm(blas.h, g); },
+                                                     check, hg::InitMode::kRandom, stream.s);
+    c.verified = crep.pass;
+    c.max_abs_err = crep.max_abs_err;
+    c.t = hg::time_launches([&](int i) { hg::cublas_gemm(blas.h, inputs[i]); }, args.warmup, args.iters, stream.s);
+    hg::check_kernel("timing cuBLAS", stream.s);
+    shape_rows.push_back(c);
+
+    for (Row& r : shape_rows) {
+      if (r.t.samples == 0) continue;
+      r.tflops = hg::tflops(s.m, s.n, s.k, r.t.median_ms);
+      r.pct_cublas = 100.0 * c.t.median_ms / r.t.median_ms;
+      r.pct_peak = peak > 0 ? 100.0 * r.tflops / peak : 0.0;
+    }
+    rows.insert(rows.end(), shape_rows.begin(), shape_rows.end());
+  }
+
+  // --- metadata -----------------------------------------------------------------------------------------
+  int runtime = 0, driver_api = 0, clock_khz = 0, mem_clock_khz = 0;
+  HG_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  HG_CUDA_CHECK(cudaDriverGetVersion(&driver_api));
+  HG_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev.ordinal));
+  HG_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev.ordinal));
+  int blas_major = 0, blas_minor = 0, blas_patch = 0;
+  HG_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &blas_major));
+  HG_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &blas_minor));
+  HG_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &blas_patch));
+  const std::string driver = shell_line("nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null");
+  const std::string clocks_now =
+      shell_line("nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null");
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string cuda = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+  const std::string cublas_v =
+      std::to_string(blas_major) + "." + std::to_string(blas_minor) + "." + std::to_string(blas_patch);
+
+  // --- table ----------------------------------------------------------------------------------------------
+  std::printf("GPU: %s, %d SMs, max SM clock %d MHz, driver %s, CUDA %s, cuBLAS %s, %s\n", dev.prop.name,
+              dev.prop.multiProcessorCount, clock_khz / 1000, driver.empty() ? "unknown" : driver.c_str(),
+              cuda.c_str(), cublas_v.c_str(), date);
+  std::printf("median of %d timed launches after %d warm-up, inputs rotated through more than 2x the L2; "
+              "dense fp16 peak %.1f TFLOP/s\n",
+              args.iters, args.warmup, peak);
+  for (const hg::Shape& s : args.shapes) {
+    std::printf("\n%lld x %lld x %lld\n", (long long)s.m, (long long)s.n, (long long)s.k);
+    std::printf("  %-17s %-28s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
+                "p90 ms", "TFLOP/s", "% cuBLAS", "% peak");
+    for (const Row& r : rows) {
+      if (r.shape.m != s.m || r.shape.n != s.n || r.shape.k != s.k) continue;
+      if (r.t.samples == 0) {
+        std::printf("  %-17s %-28s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
+        continue;
+      }
+      std::printf("  %-17s %-28s %10.4f %10.4f %10.4f %8.1f %8.1f%% %6.1f%%\n", r.step.c_str(), r.what.c_str(),
+                  r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas, r.pct_peak);
+    }
+  }
+
+  // --- CSV and JSON -----------------------------------------------------------------------------------------
+  const std::string csv_path = args.out + "/ladder.csv", json_path = args.out + "/ladder.json";
+  std::ofstream csv(csv_path);
+  csv << "m,n,k,step,what,verified,max_abs_err,median_ms,p10_ms,p90_ms,tflops,pct_cublas,pct_peak\n";
+  for (const Row& r : rows) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,\"%s\",%d,%.4g,%.5f,%.5f,%.5f,%.1f,%.1f,%.1f\n",
+                  (long long)r.shape.m, (long long)r.shape.n, (long long)r.shape.k, r.step.c_str(), r.what.c_str(),
+                  r.verified ? 1 : 0, r.max_abs_err, r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas,
+                  r.pct_peak);
+    csv << line;
+  }
+  std::ofstream json(json_path);
+  json << "{\n  \"gpu\": \"" << json_escape(dev.prop.name) << "\",\n  \"sm_count\": " << dev.prop.multiProcessorCount
+       << ",\n  \"compute_capability\": \"" << dev.prop.major << "." << dev.prop.minor << "\",\n  \"kernel\": \""
+       << (blackwell ? "sm100" : "sm90") << "\",\n  \"sm_clock_max_mhz\": " << clock_khz / 1000
+       << ",\n  \"mem_clock_max_mhz\": " << mem_clock_khz / 1000 << ",\n  \"clocks_at_end\": \""
+       << json_escape(clocks_now) << "\",\n  \"l2_bytes\": " << dev.prop.l2CacheSize << ",\n  \"driver\": \""
+       << json_escape(driver) << "\",\n  \"driver_cuda_api\": " << driver_api << ",\n  \"cuda_runtime\": \"" << cuda
+       << "\",\n  \"cublas\": \"" << cublas_v << "\",\n  \"date_utc\": \"" << date << "\",\n  \"iters\": "
+       << args.iters << ",\n  \"warmup\": " << args.warmup << ",\n  \"dense_fp16_peak_tflops\": " << peak
+       << ",\n  \"csv\": \"ladder.csv\"\n}\n";
+  if (!csv || !json) throw hg::UsageError("cannot write " + csv_path + " or " + json_path);
+  std::printf("\nwrote %s and %s\n", csv_path.c_str(), json_path.c_str());
+  return all_verified ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  try {
+    args = parse(argc, argv);
+  } catch (const hg::UsageError& e) {
+    if (std::string(e.what()) == "help") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    std::fprintf(stderr, "hgemm_bench: error: %s (run with --help for usage)\n", e.what());
+    return 2;
+  }
+  try {
+    return run(args);
+  } catch (const hg::UsageError& e) {
+    std::fprintf(stderr, "hgemm_bench: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hgemm_bench: CUDA error: %s\n", e.what());
+    return 3;
+  }
+}
