@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/check.cuh"
+#include "common/harness.cuh"
 #include "common/cpu_reference.hpp"
 #include "common/fp16_host.hpp"
 #include "common/init.hpp"
@@ -29,12 +30,10 @@ std::vector<T> to_host(const T* dev, size_t n) {
 }
 
 void check_shape(int m, int n, int k, hg::InitMode mode, uint64_t seed) {
-  __half *a, *b;
-  float *ref, *mag;
-  HG_CUDA_CHECK(cudaMalloc(&a, sizeof(__half) * m * k));
-  HG_CUDA_CHECK(cudaMalloc(&b, sizeof(__half) * n * k));
-  HG_CUDA_CHECK(cudaMalloc(&ref, sizeof(float) * m * n));
-  HG_CUDA_CHECK(cudaMalloc(&mag, sizeof(float) * m * n));
+  hg::DeviceBuffer<__half> a_buf(int64_t(m) * k), b_buf(int64_t(n) * k);
+  hg::DeviceBuffer<float> ref_buf(int64_t(m) * n), mag_buf(int64_t(m) * n);
+  __half *a = a_buf.get(), *b = b_buf.get();
+  float *ref = ref_buf.get(), *mag = mag_buf.get();
   hg::fill_matrix(a, int64_t(m) * k, seed, mode, 0, nullptr);
   hg::fill_matrix(b, int64_t(n) * k, seed, mode, 1, nullptr);
   hg::reference_gemm(a, b, ref, mag, m, n, k, nullptr);
@@ -74,10 +73,6 @@ void check_shape(int m, int n, int k, hg::InitMode mode, uint64_t seed) {
   }
   std::printf("reference %4d x %4d x %4d %-6s seed %llu: %s\n", m, n, k, hg::to_string(mode),
               (unsigned long long)seed, failures ? "FAILURES SO FAR" : "ok");
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(ref);
-  cudaFree(mag);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.hpp"
 #include "common/cli.hpp"
 
 namespace fs = std::filesystem;
@@ -44,19 +45,7 @@ void check_refused(const std::vector<std::string>& args, const std::vector<std::
   for (const std::string& part : parts) CHECK_MESSAGE(contains(msg, part), "missing '", part, "'");
 }
 
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("hg_test_cli_" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = hg_test::TempDir;
 
 }  // namespace
 
@@ -253,7 +242,7 @@ TEST_CASE("check_shape: kTiled takes M, N multiples of 128 and K a multiple of 6
 }
 
 TEST_CASE("prepare_save_dir creates nested directories and accepts an existing one") {
-  TempDir tmp;
+  TempDir tmp("hg_test_cli_");
   const fs::path nested = tmp.path / "a" / "b" / "c";
   REQUIRE(!fs::exists(nested));
   hg::prepare_save_dir(nested.string());
@@ -264,7 +253,7 @@ TEST_CASE("prepare_save_dir creates nested directories and accepts an existing o
 }
 
 TEST_CASE("prepare_save_dir refuses a regular file, a path below a file and an empty name") {
-  TempDir tmp;
+  TempDir tmp("hg_test_cli_");
   const fs::path file = tmp.path / "not_a_dir";
   std::ofstream(file) << "x";
   REQUIRE(fs::is_regular_file(file));

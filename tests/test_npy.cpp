@@ -10,24 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.hpp"
 #include "common/npy.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("hg_test_npy_" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = hg_test::TempDir;
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -61,7 +51,7 @@ const std::vector<uint16_t> kBits = {
 }  // namespace
 
 TEST_CASE("npy: a 3 x 5 fp16 matrix round-trips bit for bit, NaN, inf and -0 included") {
-  TempDir tmp;
+  TempDir tmp("hg_test_npy_");
   const fs::path file = tmp.path / "D.npy";
   hg::write_npy_f16(file.string(), kBits.data(), 3, 5);
   const hg::NpyF16 back = hg::read_npy_f16(file.string());
@@ -81,7 +71,7 @@ TEST_CASE("npy: a 3 x 5 fp16 matrix round-trips bit for bit, NaN, inf and -0 inc
 }
 
 TEST_CASE("npy: the header is NumPy's version 1.0 layout and the data starts on a 64-byte boundary") {
-  TempDir tmp;
+  TempDir tmp("hg_test_npy_");
   const fs::path file = tmp.path / "A.npy";
   hg::write_npy_f16(file.string(), kBits.data(), 3, 5);
   const std::string bytes = read_bytes(file);
@@ -107,7 +97,7 @@ TEST_CASE("npy: the header is NumPy's version 1.0 layout and the data starts on 
 }
 
 TEST_CASE("npy: a large shape and a header that needs more padding keep the alignment") {
-  TempDir tmp;
+  TempDir tmp("hg_test_npy_");
   const fs::path file = tmp.path / "big.npy";
   const std::vector<uint16_t> bits(size_t(1000) * 70, 0x3C00);
   hg::write_npy_f16(file.string(), bits.data(), 1000, 70);
@@ -122,7 +112,7 @@ TEST_CASE("npy: a large shape and a header that needs more padding keep the alig
 }
 
 TEST_CASE("npy: the reader refuses bad magic, a wrong descr, Fortran order, a 1-D shape and truncated data") {
-  TempDir tmp;
+  TempDir tmp("hg_test_npy_");
   const fs::path good = tmp.path / "good.npy";
   hg::write_npy_f16(good.string(), kBits.data(), 3, 5);
   const std::string bytes = read_bytes(good);
@@ -168,7 +158,7 @@ TEST_CASE("npy: the reader refuses bad magic, a wrong descr, Fortran order, a 1-
 }
 
 TEST_CASE("npy: writing into a directory that does not exist names the path and the OS reason") {
-  TempDir tmp;
+  TempDir tmp("hg_test_npy_");
   const std::string path = (tmp.path / "no_such_dir" / "D.npy").string();
   try {
     hg::write_npy_f16(path, kBits.data(), 3, 5);
