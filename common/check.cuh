@@ -17,6 +17,11 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A kernel stopped by the mbarrier watchdog; what() is the "deadlock: ..." report (common/watchdog.hpp).
+struct DeadlockError : CudaError {
+  using CudaError::CudaError;
+};
+
 /// A short hint for the errors a reader is most likely to meet.
 inline const char* cuda_error_hint(cudaError_t err) {
   switch (err) {

@@ -51,6 +51,7 @@ struct Options {
   int warmup = 10;                       ///< --warmup N (>= 0), launches before timing
   int iters = 100;                       ///< --iters N (>= 1), timed launches
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
+  std::string break_name;                ///< --break NAME: a contract switch (common/breaks.hpp), or "list"
   bool help = false;                     ///< --help: print usage, exit 0
 };
 

@@ -7,13 +7,28 @@
 #include <cstdio>
 
 #include "common/reference.cuh"
+#include "common/watchdog.hpp"
 
 namespace hg {
 namespace {
 
 double gib(double bytes) { return bytes / double(1ull << 30); }
 
+WatchdogReport* g_watchdog_host = nullptr;  // page-locked, mapped: readable even after a trap
+
 }  // namespace
+
+WatchdogReport* watchdog_device_report() {
+  if (g_watchdog_host == nullptr) {
+    HG_CUDA_CHECK(cudaHostAlloc(&g_watchdog_host, sizeof(WatchdogReport), cudaHostAllocMapped));
+    *g_watchdog_host = WatchdogReport{};
+  }
+  WatchdogReport* dev = nullptr;
+  HG_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), g_watchdog_host, 0));
+  return dev;
+}
+
+const volatile WatchdogReport* watchdog_host_report() { return g_watchdog_host; }
 
 std::string find_device(ArchChoice wanted, Device& dev) {
   int count = 0;
@@ -41,9 +56,20 @@ std::string find_device(ArchChoice wanted, Device& dev) {
 void check_kernel(const std::string& what, cudaStream_t stream) {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess)
-    throw CudaError(what + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ") - " +
-                    cuda_error_hint(err));
+  if (err == cudaSuccess) return;
+  if (const volatile WatchdogReport* r = watchdog_host_report(); r != nullptr && r->fired) {
+    WatchdogReport copy;
+    copy.fired = r->fired;
+    copy.block_x = r->block_x;
+    copy.block_y = r->block_y;
+    copy.thread = r->thread;
+    copy.smem_offset = r->smem_offset;
+    copy.phase = r->phase;
+    copy.waited_ns = r->waited_ns;
+    throw DeadlockError(describe_deadlock(copy) + " (in " + what + ")");
+  }
+  throw CudaError(what + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ") - " +
+                  cuda_error_hint(err));
 }
 
 /// Refuses (exit 2) a problem whose buffers cannot fit in free GPU memory or in host memory for checking.

@@ -13,6 +13,9 @@
 
 #include <cstdint>
 
+#include "common/check.cuh"
+#include "common/watchdog.hpp"
+
 namespace hg {
 
 /// Shared-state-space address of a generic pointer into shared memory (what descriptors and mbarrier
@@ -40,12 +43,58 @@ __device__ __forceinline__ bool elect_one_sync() {
   return elected != 0;
 }
 
-/// Spins on mbarrier.try_wait.parity until the phase with parity `phase` has completed. try_wait (not
-/// test_wait) lets the hardware suspend the thread for a while instead of busy-polling. This is the
-/// seed's T.ptx.mbarrier.try_wait(bar, phase): it returns once the barrier has LEFT phase `phase`.
-__device__ __forceinline__ void mbarrier_wait_parity(uint64_t* bar, uint32_t phase) {
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+// ------------------------------------------------------------------------------------------------------
+// mbarrier wait with a watchdog (common/watchdog.hpp)
+// ------------------------------------------------------------------------------------------------------
+
+/// Where this translation unit's kernels report a timed-out wait (each translation unit has its own copy;
+/// arm_watchdog sets it). Null: a timed-out wait traps without a report.
+static __device__ WatchdogReport* g_watchdog_report = nullptr;
+
+/// %globaltimer: a nanosecond clock common to the whole GPU (PTX ISA, "Special Registers: %globaltimer").
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// The cold path of a wait that never completed: record who waited for what, then stop the kernel.
+static __device__ __noinline__ void watchdog_fire(const uint64_t* bar, uint32_t phase, uint64_t waited_ns) {
+  WatchdogReport* r = g_watchdog_report;
+  if (r != nullptr && atomicCAS(&r->fired, 0u, 1u) == 0u) {  // the first thread to time out reports
+    volatile WatchdogReport* v = r;
+    v->block_x = blockIdx.x;
+    v->block_y = blockIdx.y;
+    v->thread = threadIdx.x;
+    v->smem_offset = smem_u32(bar) & 1023u;  // offset from the 1024-aligned base of the step's SMEM map
+    v->phase = phase;
+    v->waited_ns = waited_ns;
+    __threadfence_system();  // the report reaches host memory before the trap ends the kernel
   }
+  __trap();
+}
+
+/// Waits until the phase with parity `phase` of `bar` has completed: mbarrier.try_wait.parity in a loop
+/// (try_wait, unlike test_wait, lets the hardware suspend the thread for a while). This is the seed's
+/// T.ptx.mbarrier.try_wait(bar, phase): it returns once the barrier has LEFT phase `phase`. A wait that
+/// succeeds at once reads no clock; one still pending after kWatchdogNs is reported and trapped.
+__device__ __forceinline__ void mbarrier_wait_parity(uint64_t* bar, uint32_t phase) {
+  if (cuda::ptx::mbarrier_try_wait_parity(bar, phase)) return;
+  const uint64_t start = globaltimer_ns();
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+    const uint64_t waited = globaltimer_ns() - start;
+    if (waited > kWatchdogNs) watchdog_fire(bar, phase, waited);
+  }
+}
+
+/// Points this translation unit's kernels at the host-mapped watchdog report. Called by every step's
+/// prepare(); does its work once.
+static inline void arm_watchdog() {
+  static bool armed = false;
+  if (armed) return;
+  WatchdogReport* report = watchdog_device_report();
+  HG_CUDA_CHECK(cudaMemcpyToSymbol(g_watchdog_report, &report, sizeof report));
+  armed = true;
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ void save_npy(const std::string& dir, const GemmArgs& g) {
 }
 
 /// --bench: the step's kernel and cuBLAS, each timed on the same rotating random-normal input sets.
-std::string bench(const StepSpec& spec, PrepareFn prepare, const Device& dev, const Options& opt,
-                  const GemmArgs& verified, cudaStream_t stream) {
+std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmArgs&)>& prepare, const Device& dev,
+                  const Options& opt, const GemmArgs& verified, cudaStream_t stream) {
   const Shape& s = opt.shape;
   const RotatingInputs inputs(s, opt.seed + 1000, size_t(dev.prop.l2CacheSize), stream);
   std::vector<Launcher> launchers;
@@ -64,7 +64,7 @@ std::string bench(const StepSpec& spec, PrepareFn prepare, const Device& dev, co
   return line;
 }
 
-int run(const StepSpec& spec, const Options& opt) {
+int run(const StepSpec& spec, const Options& opt, Break brk) {
   Device dev;
   const std::string no_gpu = find_device(opt.arch, dev);
   if (!no_gpu.empty()) {
@@ -76,7 +76,16 @@ int run(const StepSpec& spec, const Options& opt) {
     std::fprintf(stderr, "%s: error: %s\n", spec.name, too_big.c_str());
     return kExitUsage;
   }
-  const PrepareFn prepare = dev.arch == ArchChoice::kSm90 ? spec.prepare_sm90 : spec.prepare_sm100;
+  const PrepareFn prepare_fn = dev.arch == ArchChoice::kSm90 ? spec.prepare_sm90 : spec.prepare_sm100;
+  if (brk != Break::kNone) {
+    const std::string arch = break_info(brk).arch;
+    if (arch != "both" && arch != to_string(dev.arch)) {
+      std::fprintf(stderr, "%s: error: --break %s switches off a contract of the %s kernel; this GPU runs the %s "
+                   "kernel\n", spec.name, break_info(brk).name, arch.c_str(), to_string(dev.arch));
+      return kExitUsage;
+    }
+  }
+  const auto prepare = [&](const GemmArgs& g) { return prepare_fn(g, brk); };
   const Shape& s = opt.shape;
 
   Stream stream;
@@ -98,9 +107,10 @@ int run(const StepSpec& spec, const Options& opt) {
   std::string timing;
   if (opt.bench && report.pass) timing = bench(spec, prepare, dev, opt, g, stream.s);
 
-  std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu %s %s%s\n", spec.name, to_string(dev.arch),
+  const std::string broken = brk == Break::kNone ? "" : std::string(" break=") + break_info(brk).name;
+  std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s %s%s\n", spec.name, to_string(dev.arch),
               dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
-              (unsigned long long)opt.seed, report.summary().c_str(), report.pass ? "PASS" : "FAIL",
+              (unsigned long long)opt.seed, broken.c_str(), report.summary().c_str(), report.pass ? "PASS" : "FAIL",
               timing.c_str());
   return report.pass ? kExitPass : kExitFail;
 }
@@ -109,22 +119,32 @@ int run(const StepSpec& spec, const Options& opt) {
 
 int run_step(const StepSpec& spec, int argc, char** argv) {
   Options opt;
+  Break brk = Break::kNone;
   try {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
       std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape).c_str());
       return kExitPass;
     }
+    if (opt.break_name == "list") {
+      std::printf("%s", break_list(spec.breaks, spec.name).c_str());
+      return kExitPass;
+    }
+    brk = resolve_break(opt.break_name, spec.breaks, spec.name);
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);
   } catch (const UsageError& e) {
-    const bool hinted = std::string(e.what()).find("--help") != std::string::npos;
+    const bool hinted = std::string(e.what()).find("--help") != std::string::npos ||
+                        std::string(e.what()).find("--break list") != std::string::npos;
     std::fprintf(stderr, "%s: error: %s%s\n", spec.name, e.what(), hinted ? "" : " (run with --help for usage)");
     return kExitUsage;
   }
   try {
-    return run(spec, opt);
+    return run(spec, opt, brk);
+  } catch (const DeadlockError& e) {  // the watchdog stopped a wait that would never have completed
+    std::fprintf(stderr, "%s: %s\n", spec.name, e.what());
+    return kExitCuda;
   } catch (const CudaError& e) {
     std::fprintf(stderr, "%s: CUDA error: %s\n", spec.name, e.what());
     return kExitCuda;

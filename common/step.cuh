@@ -9,7 +9,9 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <vector>
 
+#include "common/breaks.hpp"
 #include "common/check.cuh"
 #include "common/cli.hpp"
 
@@ -25,7 +27,8 @@ struct GemmArgs {
 
 /// Enqueues one launch of the step's kernel on a stream.
 using Launcher = std::function<void(cudaStream_t)>;
-using PrepareFn = Launcher (*)(const GemmArgs&);
+/// Builds the launcher of the step's kernel, or of one of its broken variants (Break::kNone: the real one).
+using PrepareFn = Launcher (*)(const GemmArgs&, Break);
 
 struct StepSpec {
   const char* name;          ///< the step folder and executable name, e.g. "step1_single_tile"
@@ -34,6 +37,7 @@ struct StepSpec {
   ShapeRule rule;            ///< shapes the step accepts
   PrepareFn prepare_sm90;    ///< Hopper kernel
   PrepareFn prepare_sm100;   ///< Blackwell kernel
+  std::vector<Break> breaks; ///< the contract switches this step introduces (--break)
 };
 
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,

@@ -46,6 +46,8 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
                  int K) {
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
-    __syncthreads();                            // every thread's copy is done before the MMA is issued
+    if constexpr (BREAK != hg::Break::kNoCtaSync) __syncthreads();  // all copies done before the MMA
     // [load]
 
     // [mma]
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-    hg::wgmma_wait_group<0>();  // the wgmma have read SMEM before the next copy overwrites it (no mbarrier)
+    if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading SMEM
     // [mma]
   }
 
@@ -132,12 +134,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 /// Host side: a single CTA of 128 threads computes the single 128 x 128 tile, looping over K inside.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(1, 1), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm90

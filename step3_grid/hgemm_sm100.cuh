@@ -53,6 +53,8 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
                  int K) {
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
-    __syncthreads();                            // every thread's copy is done before the MMA is issued
+    if constexpr (BREAK != hg::Break::kNoCtaSync) __syncthreads();  // all copies done before the MMA
     ptx::tcgen05_fence_after_thread_sync();     // order the MMA issue after that barrier
     // [load]
 
@@ -140,7 +142,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [wait]
     // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
     hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
-    phase_mma ^= 1;  // mma_bar now runs its next phase: wait on the other parity next time (see README)
+    if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
     ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
     // [wait]
   }
@@ -153,7 +155,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
   ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
-  __half* d_row = D + size_t(m_st + warp_id * 32 + lane_id) * N + n_st;
+  __half* d_tile = D + size_t(m_st) * N + n_st;  // this CTA's tile of D
+  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(n_st) * N + m_st;  // offsets swapped
+  __half* d_row = d_tile + size_t(warp_id * 32 + lane_id) * N;
 #pragma unroll
   for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
     uint4 packed;
@@ -175,12 +179,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kSwapTileOffsets: return prepare_variant<hg::Break::kSwapTileOffsets>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm100

@@ -47,6 +47,8 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
                  int K) {
@@ -96,7 +98,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
-    __syncthreads();                            // every thread's copy is done before the MMA is issued
+    if constexpr (BREAK != hg::Break::kNoCtaSync) __syncthreads();  // all copies done before the MMA
     // [load]
 
     // [mma]
@@ -115,7 +117,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-    hg::wgmma_wait_group<0>();  // the wgmma have read SMEM before the next copy overwrites it (no mbarrier)
+    if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading SMEM
     // [mma]
   }
 
@@ -123,14 +125,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Writeback: registers -> GMEM (wgmma accumulator fragment layout) -----------------------------------
   // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
   // inside half h.
+  __half* d_tile = D + size_t(m_st) * N + n_st;  // this CTA's tile of D
+  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(n_st) * N + m_st;  // offsets swapped
 #pragma unroll
   for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
-    const int row = m_st + h * WGMMA_M + warp_id * 16 + lane_id / 4;
+    const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;
 #pragma unroll
     for (int j = 0; j < BLK_N / 8; ++j) {
-      const int col = n_st + j * 8 + (lane_id % 4) * 2;
-      *reinterpret_cast<__half2*>(D + size_t(row) * N + col) = __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
-      *reinterpret_cast<__half2*>(D + size_t(row + 8) * N + col) =
+      const int col = j * 8 + (lane_id % 4) * 2;
+      *reinterpret_cast<__half2*>(d_tile + size_t(row) * N + col) = __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
+      *reinterpret_cast<__half2*>(d_tile + size_t(row + 8) * N + col) =
           __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
     }
   }
@@ -139,12 +143,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(g.A, g.B, g.D, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kSwapTileOffsets: return prepare_variant<hg::Break::kSwapTileOffsets>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm90

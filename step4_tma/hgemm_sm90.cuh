@@ -53,6 +53,8 @@ constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to ali
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -92,7 +94,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As, &tmap_a, a_coords, tma_bar);
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs, &tmap_b, b_coords, tma_bar);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tma_bar, kTmaBytes);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tma_bar,
+                                   BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
 
@@ -123,7 +126,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-    hg::wgmma_wait_group<0>();  // the wgmma have read SMEM before the next copy overwrites it (no mbarrier)
+    if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading SMEM
     phase_tma ^= 1;  // tma_bar completed one phase this iteration: next time, wait on the other parity
     // [mma]
   }
@@ -156,7 +159,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                 Ds + box * (BLK_M * kDBoxCols * 2));
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
-    ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});   // no pending group: the store has finished with Ds
+    if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
   }
   __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
   // [epilogue]
@@ -165,15 +168,27 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kShortExpectTx: return prepare_variant<hg::Break::kShortExpectTx>(g);
+    case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm90

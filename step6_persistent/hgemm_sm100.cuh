@@ -67,6 +67,8 @@ constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to ali
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -123,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                               &tma_bar[stage]);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tma_bar[stage],
-                                   kTmaBytes);
+                                   BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
 
@@ -132,6 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     m_st = scheduler.current().m * BLK_M;
     n_st = scheduler.current().n * BLK_N;
+    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0, phase_mma = 0;  // the seed's per-tile reset
     // [persistent]
 
     // [prologue]
@@ -176,7 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [wait]
       // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
       hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
-      phase_mma ^= 1;  // mma_bar completes a phase every K tile: flip every iteration
+      if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
       ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
 
       // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
@@ -185,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
       if (++stage == PIPE_DEPTH) {
         stage = 0;
-        phase_tma ^= 1;
+        if constexpr (BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
       }
       // [wait]
     }
@@ -200,7 +203,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     ptx::tcgen05_fence_before_thread_sync();  // order this tile's TMEM reads before the barrier below,
     // The previous tile's store must have finished reading Ds before this tile overwrites it.
-    if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+    if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
     __syncthreads();  // so the next tile's first MMA cannot overwrite the accumulator while it is read
 
     // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
@@ -234,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [teardown]
   // --- Deallocate TMEM -------------------------------------------------------------------------------------
-  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last tile's store completes before exit
+  if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last store
   ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
   __syncthreads();                          // nobody reads TMEM after this point
   if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_1, tmem_base, kTmemCols);  // the allocating warp frees
@@ -244,8 +247,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent 1D grid of one CTA per SM (the 512-column TMEM allocation takes a whole SM's
 /// tensor memory, so a second CTA could not allocate), and the three tensor maps of step 4.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
@@ -254,8 +259,17 @@ inline hg::Launcher prepare(const hg::GemmArgs& g) {
   HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 148 on a B200
   const dim3 grid(sms), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kResetPhasePerTile: return prepare_variant<hg::Break::kResetPhasePerTile>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm100

@@ -60,6 +60,8 @@ constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to ali
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
+// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                               &tma_bar[stage]);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tma_bar[stage],
-                                   kTmaBytes);
+                                   BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
 
@@ -116,6 +118,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     m_st = scheduler.current().m * BLK_M;
     n_st = scheduler.current().n * BLK_N;
+    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;  // the seed's per-tile reset
     // [persistent]
 
     // [prologue]
@@ -152,7 +155,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-      hg::wgmma_wait_group<0>();  // the wgmma have read the stage before TMA refills it (no mbarrier)
+      if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading the stage
 
       // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
       if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
@@ -160,7 +163,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
       if (++stage == PIPE_DEPTH) {
         stage = 0;
-        phase_tma ^= 1;
+        if constexpr (BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
       }
       // [mma]
     }
@@ -170,7 +173,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
     // inside half h. They go into a staging tile in the 128B swizzle the TMA store expects.
     // The previous tile's store must have finished reading Ds before this tile overwrites it.
-    if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+    if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
     __syncthreads();  // nobody writes Ds before that wait
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
@@ -201,27 +204,38 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
   }
-  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last tile's store completes before exit
+  if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last store
 
 #endif
 }
 
 /// Host side: a persistent 1D grid with as many CTAs as can be resident at once (SM count times CTAs per SM
 /// from the occupancy API), and the three tensor maps of step 4.
-inline hg::Launcher prepare(const hg::GemmArgs& g) {
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <hg::Break BREAK>
+inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   int device = 0, sms = 0, per_sm = 0;
   HG_CUDA_CHECK(cudaGetDevice(&device));
   HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 132 on an H200
-  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel, kThreads, kSmemBytes));
+  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel<BREAK>, kThreads, kSmemBytes));
   if (per_sm < 1) throw hg::CudaError("step6 sm90 kernel cannot be resident on this GPU (occupancy 0)");
   const dim3 grid(sms * per_sm), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
+}
+
+/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
+inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
+    case hg::Break::kResetPhasePerTile: return prepare_variant<hg::Break::kResetPhasePerTile>(g);
+    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+  }
 }
 
 }  // namespace sm90

@@ -213,7 +213,7 @@ int run(const Args& args) {
       Row r{s, step.name, step.what};
       const hg::VerifyReport rep = hg::run_and_verify(
           [&](const hg::GemmArgs& g) {
-            prepare(g)(stream.s);
+            prepare(g, hg::Break::kNone)(stream.s);
             hg::check_kernel(std::string("the ") + step.name + " kernel", stream.s);
           },
           check, hg::InitMode::kRandom, stream.s);
@@ -221,7 +221,7 @@ int run(const Args& args) {
       r.max_abs_err = rep.max_abs_err;
       if (rep.pass) {  // only a verified kernel is timed
         std::vector<hg::Launcher> launchers;
-        for (int64_t i = 0; i < inputs.sets(); ++i) launchers.push_back(prepare(inputs[i]));
+        for (int64_t i = 0; i < inputs.sets(); ++i) launchers.push_back(prepare(inputs[i], hg::Break::kNone));
         r.t = hg::time_launches([&](int i) { launchers[size_t(i % inputs.sets())](stream.s); }, args.warmup,
                                 args.iters, stream.s);
         hg::check_kernel(std::string("timing ") + step.name, stream.s);

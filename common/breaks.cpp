@@ -1,0 +1,61 @@
+// common/breaks.cpp: names and descriptions of the contract switches (see breaks.hpp).
+#include "common/breaks.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/cli.hpp"
+
+namespace hg {
+
+const std::vector<BreakInfo>& all_breaks() {
+  static const std::vector<BreakInfo> kAll = {
+      {Break::kNoCtaSync, "no-cta-sync", "both",
+       "drop the __syncthreads() between the thread copies and the MMA: it may read a half-written tile"},
+      {Break::kNoPhaseFlip, "no-phase-flip", "sm100",
+       "never flip phase_mma: from the second K tile on, the MMA wait returns before the MMA is done"},
+      {Break::kNoWgmmaWait, "no-wgmma-wait", "sm90",
+       "drop wgmma.wait_group 0: the next copy overwrites SMEM the wgmma is still reading"},
+      {Break::kSwapTileOffsets, "swap-tile-offsets", "both",
+       "write each tile at the transposed tile position (row and column offsets swapped; square grids only)"},
+      {Break::kShortExpectTx, "short-expect-tx", "both",
+       "announce 2 KiB fewer bytes than the two TMA loads bring: the phase completes before they land"},
+      {Break::kNoStoreWait, "no-store-wait", "both",
+       "never wait for the TMA store's bulk group: the CTA may exit while the store still reads SMEM"},
+      {Break::kNoTmaPhaseFlip, "no-tma-phase-flip", "both",
+       "never flip phase_tma when the ring wraps: the second use of a stage passes before its load lands"},
+      {Break::kResetPhasePerTile, "reset-phase-per-tile", "both",
+       "reset stage and phases at every tile (the original's way): wrong unless K_TILES % (2*PIPE_DEPTH) == 0"},
+  };
+  return kAll;
+}
+
+const BreakInfo& break_info(Break id) {
+  for (const BreakInfo& b : all_breaks())
+    if (b.id == id) return b;
+  throw std::out_of_range("no such contract switch");
+}
+
+Break resolve_break(const std::string& name, const std::vector<Break>& offered, const std::string& step_name) {
+  if (name.empty()) return Break::kNone;
+  for (Break id : offered)
+    if (break_info(id).name == name) return id;
+  std::string choices;
+  for (Break id : offered) choices += std::string(choices.empty() ? "" : ", ") + break_info(id).name;
+  throw UsageError(step_name + " has no --break '" + name + "'; it offers: " + choices +
+                   " (--break list describes them)");
+}
+
+std::string break_list(const std::vector<Break>& offered, const std::string& step_name) {
+  std::string out = step_name + ": contract switches (--break NAME):\n";
+  for (Break id : offered) {
+    const BreakInfo& b = break_info(id);
+    std::string name = b.name, arch = b.arch;
+    name.resize(std::max<size_t>(name.size(), 22), ' ');
+    arch.resize(7, ' ');
+    out += "  " + name + arch + b.what + "\n";
+  }
+  return out;
+}
+
+}  // namespace hg

@@ -1,0 +1,80 @@
+// CPU tests of the --break argument handling (common/breaks.hpp) and the watchdog's report formatting
+// (common/watchdog.hpp).
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "common/breaks.hpp"
+#include "common/cli.hpp"
+#include "common/watchdog.hpp"
+
+using hg::Break;
+
+TEST_CASE("every contract switch has a unique name, a kernel and a description") {
+  std::set<std::string> names;
+  for (const auto& b : hg::all_breaks()) {
+    CHECK(names.insert(b.name).second);
+    const std::string arch = b.arch;
+    CHECK((arch == "both" || arch == "sm90" || arch == "sm100"));
+    CHECK(std::string(b.what).size() > 20);
+    CHECK(&hg::break_info(b.id) == &b);
+  }
+  CHECK(names.size() == 8);
+  CHECK(std::string(hg::break_info(Break::kNoPhaseFlip).arch) == "sm100");
+  CHECK(std::string(hg::break_info(Break::kNoWgmmaWait).arch) == "sm90");
+}
+
+TEST_CASE("resolve_break: empty means the real kernel, a known name its switch") {
+  const std::vector<Break> step2 = {Break::kNoPhaseFlip, Break::kNoWgmmaWait};
+  CHECK(hg::resolve_break("", step2, "step2_kloop") == Break::kNone);
+  CHECK(hg::resolve_break("no-phase-flip", step2, "step2_kloop") == Break::kNoPhaseFlip);
+  CHECK(hg::resolve_break("no-wgmma-wait", step2, "step2_kloop") == Break::kNoWgmmaWait);
+}
+
+TEST_CASE("resolve_break: an unknown name, or another step's switch, is a usage error naming the choices") {
+  const std::vector<Break> step4 = {Break::kShortExpectTx, Break::kNoStoreWait};
+  try {
+    hg::resolve_break("no-cta-sync", step4, "step4_tma");  // step 1's switch: its contract is gone in step 4
+    FAIL("expected a UsageError");
+  } catch (const hg::UsageError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("step4_tma has no --break 'no-cta-sync'") != std::string::npos);
+    CHECK(msg.find("short-expect-tx, no-store-wait") != std::string::npos);
+    CHECK(msg.find("\n") == std::string::npos);
+  }
+  CHECK_THROWS_AS(hg::resolve_break("bogus", step4, "step4_tma"), hg::UsageError);
+  CHECK_THROWS_AS(hg::resolve_break("list ", step4, "step4_tma"), hg::UsageError);
+}
+
+TEST_CASE("break_list: one line per offered switch, with its kernel") {
+  const std::string text = hg::break_list({Break::kNoPhaseFlip, Break::kNoWgmmaWait}, "step2_kloop");
+  CHECK(text.find("step2_kloop: contract switches") == 0);
+  CHECK(text.find("  no-phase-flip         sm100  never flip phase_mma") != std::string::npos);
+  CHECK(text.find("  no-wgmma-wait         sm90   drop wgmma.wait_group 0") != std::string::npos);
+  CHECK(text.find("no-cta-sync") == std::string::npos);
+}
+
+TEST_CASE("watchdog report: barriers are named from the shared-memory map of the steps") {
+  CHECK(hg::barrier_name(8) == "mma_bar");
+  CHECK(hg::barrier_name(16) == "tma_bar[0]");
+  CHECK(hg::barrier_name(40) == "tma_bar[3]");
+  CHECK(hg::barrier_name(1000) == "tma_bar[123]");
+  CHECK(hg::barrier_name(0) == "the mbarrier");
+  CHECK(hg::barrier_name(12) == "the mbarrier");
+}
+
+TEST_CASE("watchdog report: one line with the block, thread, time, barrier and parity") {
+  hg::WatchdogReport r;
+  r.fired = 1;
+  r.block_x = 3;
+  r.block_y = 1;
+  r.thread = 17;
+  r.smem_offset = 24;
+  r.phase = 1;
+  r.waited_ns = 5000000123ull;
+  CHECK(hg::describe_deadlock(r) ==
+        "deadlock: block (3, 1) thread 17 waited 5.0 s for tma_bar[1] (shared offset 24) to complete its phase "
+        "of parity 1; the watchdog stopped the kernel");
+  CHECK(hg::kWatchdogNs == 5000000000ull);
+}
