@@ -268,6 +268,7 @@ inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kResetPhasePerTile: return prepare_variant<hg::Break::kResetPhasePerTile>(g);
+    case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);  // step 4's, where Ds is reused
     default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
   }
 }

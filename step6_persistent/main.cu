@@ -6,6 +6,6 @@
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step6_persistent", "persistent CTAs walk L2-grouped tiles; the pipeline state runs on",
                           {4096, 4096, 4096}, hg::ShapeRule::kTiled, sm90::prepare, sm100::prepare,
-                          {hg::Break::kResetPhasePerTile}};
+                          {hg::Break::kResetPhasePerTile, hg::Break::kNoStoreWait}};
   return hg::run_step(spec, argc, argv);
 }

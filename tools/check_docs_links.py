@@ -5,17 +5,21 @@
 
 For every .html file: each local href / src / data target (links, images, SVG objects, scripts,
 stylesheets) must exist, and a #fragment pointing into an HTML page must name an id or anchor of that
-page. Every .svg of the site must be well-formed XML (a truncated figure renders as nothing). External
-links (http:, https:, mailto:, ...) are not fetched. Exit code 0 when all resolve, 1 otherwise (each
+page; no code fragment may be empty (Doxygen renders a \\dontinclude whose \\skip or \\until pattern
+matches nothing as an empty box, without a warning). Every .svg of the site must be well-formed XML (a
+truncated figure renders as nothing). External links (http:, https:, mailto:, ...) are not fetched. Exit code 0 when all resolve, 1 otherwise (each
 problem printed), 2 on bad usage. The docs target runs this after Doxygen.
 """
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
 LINK_ATTRS = {"href", "src", "data"}
+# A code box with no line in it: <div class="fragment"> followed only by blanks and its closing tag.
+EMPTY_FRAGMENT_RE = re.compile(r'<div class="fragment">\s*</div>')
 
 
 class PageScan(HTMLParser):
@@ -68,6 +72,10 @@ def main(argv):
             if not name.endswith(".html"):
                 continue
             pages += 1
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for m in EMPTY_FRAGMENT_RE.finditer(f.read()):
+                    problems.append("%s: an empty code fragment (a \\skip, \\until or \\snippet that matched "
+                                    "nothing?) at character %d" % (rel, m.start()))
             for tag, attr, value, line in scan(path, cache).links:
                 parts = urlsplit(value)
                 if parts.scheme or parts.netloc or value.startswith(("javascript:", "data:")):
@@ -86,7 +94,7 @@ def main(argv):
                 if fragment and target.endswith(".html") and fragment not in scan(target, cache).anchors:
                     problems.append("%s: no anchor '%s' in %s" % (where, fragment, os.path.relpath(target, root)))
     for p in problems:
-        print("broken link: " + p)
+        print("broken: " + p)
     print("check_docs_links: %d pages, %d local links, %d SVG files, %d problems"
           % (pages, links, svgs, len(problems)))
     return 1 if problems or pages == 0 else 0

@@ -1,23 +1,32 @@
-// tools/docs_figures.cpp: draws the figures of the documentation as SVG files, computed from the code.
+// tools/docs_figures.cpp: draws the figures of the documentation as SVG files, and writes its generated
+// tables as HTML fragments, all computed from the code.
 //
 // Built by docs/CMakeLists.txt as a small host program and run by the `docs` target before Doxygen:
-//   hg_docs_figures <output-dir>      writes every figure below into <output-dir> (Doxygen's IMAGE_PATH)
+//   hg_docs_figures <figures-dir> <fragments-dir>
+//                                     writes every figure below into <figures-dir> (Doxygen's IMAGE_PATH)
+//                                     and every table into <fragments-dir> (on Doxygen's EXAMPLE_PATH)
 //   hg_docs_figures --list            prints the file names, one a line
-// The figures are not drawn by hand: each one evaluates the real layout functions of common/ (or the
-// indexing the kernels use) and checks what it draws before writing it; a failed check exits with 1, so
-// a layout change that breaks a figure's claim breaks the docs build.
+// Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
+// swizzle, the TMEM and fragment indexing, the mbarrier phase model of common/phase_model.hpp, the tile
+// scheduler of common/scheduler.hpp) and checks what it shows before writing it; a failed check exits
+// with 1, so a code change that breaks a figure's or a table's claim breaks the docs build.
 //
 // Adding a figure: write a function `bool draw_xxx(Svg& svg)` (return false after printing why if a
 // check fails), then add one line to kFigures at the bottom. Pages show it with
 // `\image html xxx.svg "caption"`.
+// Adding a table: write `bool table_xxx(std::string& html)` (build it with HtmlTable), add one line to
+// kFragments. Pages show it with `\htmlinclude xxx.html`.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/descriptors.hpp"
+#include "common/phase_model.hpp"
+#include "common/scheduler.hpp"
 
 namespace {
 
@@ -28,10 +37,18 @@ class Svg {
  public:
   void size(double w, double h) { w_ = w, h_ = h; }
 
+  /// extra: more attributes, e.g. stroke-dasharray="4 3" or rx="3".
   void rect(double x, double y, double w, double h, const std::string& fill, const std::string& stroke = "#ffffff",
-            double stroke_width = 1.0) {
+            double stroke_width = 1.0, const std::string& extra = "") {
     out_ << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << w << "\" height=\"" << h << "\" fill=\"" << fill
-         << "\" stroke=\"" << stroke << "\" stroke-width=\"" << stroke_width << "\"/>\n";
+         << "\" stroke=\"" << stroke << "\" stroke-width=\"" << stroke_width << "\"";
+    if (!extra.empty()) out_ << " " << extra;
+    out_ << "/>\n";
+  }
+
+  /// A closed polygon, e.g. an arrowhead; points as "x1,y1 x2,y2 ...".
+  void polygon(const std::string& points, const std::string& fill) {
+    out_ << "<polygon points=\"" << points << "\" fill=\"" << fill << "\"/>\n";
   }
 
   /// anchor: "start", "middle" or "end"; the baseline is at y.
@@ -43,9 +60,12 @@ class Svg {
     out_ << ">" << escape(s) << "</text>\n";
   }
 
-  void line(double x1, double y1, double x2, double y2, const std::string& stroke = "#57606a", double width = 1.0) {
+  void line(double x1, double y1, double x2, double y2, const std::string& stroke = "#57606a", double width = 1.0,
+            const std::string& extra = "") {
     out_ << "<line x1=\"" << x1 << "\" y1=\"" << y1 << "\" x2=\"" << x2 << "\" y2=\"" << y2 << "\" stroke=\""
-         << stroke << "\" stroke-width=\"" << width << "\"/>\n";
+         << stroke << "\" stroke-width=\"" << width << "\"";
+    if (!extra.empty()) out_ << " " << extra;
+    out_ << "/>\n";
   }
 
   /// Text that inherits its font and color from an enclosing group (keeps large figures small).
@@ -325,6 +345,664 @@ bool draw_tmem_vs_wgmma_fragment(Svg& svg) {
 }
 
 // ------------------------------------------------------------------------------------------------------
+// (c) mbarrier phases over time, replayed by the host model of common/phase_model.hpp.
+// ------------------------------------------------------------------------------------------------------
+const char* const kParityFill[2] = {"#cfe2f3", "#fce5cd"};  // a barrier's phase of parity 0 / parity 1
+const char* const kParityEdge[2] = {"#6d9eeb", "#e69138"};
+const char* const kRed = "#cf222e";
+const char* const kRedFill = "#ffebe9";
+const char* const kGrey = "#57606a";
+
+/// One labelled horizontal band whose fill changes at given x positions: segments[i] = {x start, parity,
+/// label}; the last segment ends at x_end.
+struct Segment {
+  double x;
+  int parity;
+  std::string label;
+};
+
+void parity_band(Svg& svg, double y, double h, const std::vector<Segment>& segments, double x_end) {
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const double x1 = i + 1 < segments.size() ? segments[i + 1].x : x_end;
+    const Segment& s = segments[i];
+    svg.rect(s.x, y, x1 - s.x, h, kParityFill[s.parity], kParityEdge[s.parity], 1);
+    if (x1 - s.x > 5.8 * double(s.label.size()) + 6)  // the label only where it fits
+      svg.text((s.x + x1) / 2, y + h / 2 + 4, s.label, 10, "middle");
+  }
+}
+
+void arrow_down(Svg& svg, double x, double y0, double y1, const std::string& color) {
+  svg.line(x, y0, x, y1 - 5, color, 1.4);
+  svg.polygon(str(int(x - 4)) + "," + str(int(y1 - 6)) + " " + str(int(x + 4)) + "," + str(int(y1 - 6)) + " " +
+                  str(int(x)) + "," + str(int(y1)),
+              color);
+}
+
+void parity_legend(Svg& svg, double x, double y) {
+  for (int p = 0; p < 2; ++p) {
+    svg.rect(x + p * 150, y - 11, 16, 14, kParityFill[p], kParityEdge[p], 1);
+    svg.text(x + 22 + p * 150, y, "phase of parity " + str(p), 11);
+  }
+}
+
+/// One panel of the step 2 K-loop timeline: what the threads, the tensor core, mma_bar and the local bit
+/// phase_mma do in each K iteration. Returns the y below the panel.
+double kloop_panel(Svg& svg, double y, const std::vector<hg::model::KLoopRow>& rows, const std::string& title) {
+  const double x0 = 200, W = 258, rh = 24;
+  const double x_end = x0 + double(rows.size()) * W;
+  svg.text(16, y, title, 13, "start", kBold);
+  const double y_hdr = y + 26, y_thr = y_hdr + 10, y_tc = y_thr + rh + 10, y_bar = y_tc + rh + 12,
+               y_loc = y_bar + rh + 8;
+  svg.text(190, y_thr + 16, "threads", 11, "end");
+  svg.text(190, y_tc + 16, "tensor core", 11, "end");
+  svg.text(190, y_bar + 16, "mma_bar (barrier)", 11, "end", kMono);
+  svg.text(190, y_loc + 16, "phase_mma (each thread)", 11, "end", kMono);
+  std::vector<Segment> bar, loc;
+  bar.push_back({x0, int(rows[0].barrier_from), "phase 0, parity " + str(int(rows[0].barrier_from))});
+  loc.push_back({x0, int(rows[0].phase_before), "phase_mma = " + str(int(rows[0].phase_before))});
+  for (const auto& r : rows) {
+    const double sx = x0 + r.k * W, issue = sx + 0.25 * W, done = sx + 0.86 * W;
+    svg.text(sx + W / 2, y_hdr, "K iteration " + str(r.k), 11, "middle", kBold);
+    if (r.k > 0) svg.line(sx, y_hdr + 4, sx, y_loc + rh + 4, "#d0d7de", 1, "stroke-dasharray=\"4 3\"");
+    svg.rect(sx + 4, y_thr, 0.22 * W - 6, rh, "#eaeef2", "#8c959f", 1, "rx=\"3\"");
+    svg.text(sx + 4 + (0.22 * W - 6) / 2, y_thr + 16, "copy tile " + str(r.k), 10, "middle");
+    // The MMA runs from its issue to its completion, whose commit is the arrival on mma_bar.
+    svg.rect(issue, y_tc, done - issue, rh, "#d8ecd0", r.returned_early ? kRed : "#6aa84f", r.returned_early ? 2 : 1,
+             "rx=\"3\"");
+    svg.text((issue + done) / 2, y_tc + 16, "MMA " + str(r.k) + " reads SMEM", 10, "middle");
+    arrow_down(svg, done, y_tc + rh, y_bar, "#38761d");
+    svg.text(done - 4, y_tc + rh + 10, "commit", 9, "end", "", "#38761d");
+    double release = done;
+    const std::string call = "try_wait.parity(" + str(int(r.phase_before)) + ")";
+    if (!r.returned_early) {
+      svg.rect(issue, y_thr, done - issue, rh, "#ffffff", kGrey, 1, "rx=\"3\"");
+      svg.text((issue + done) / 2, y_thr + 16, call, 10, "middle", kMono);
+    } else {
+      release = issue + 6;
+      svg.rect(issue, y_thr, done - issue, rh, kRedFill, kRed, 1.5, "rx=\"3\"");
+      svg.text((issue + done) / 2, y_thr + 16, call + ": returns at once", 10, "middle", "", kRed);
+    }
+    bar.push_back({done, int(r.barrier_to), "phase " + str(r.k + 1) + ", parity " + str(int(r.barrier_to))});
+    if (int(r.phase_after) != loc.back().parity)
+      loc.push_back({release, int(r.phase_after), "phase_mma = " + str(int(r.phase_after))});
+  }
+  parity_band(svg, y_bar, rh, bar, x_end);
+  parity_band(svg, y_loc, rh, loc, x_end);
+  return y_loc + rh;
+}
+
+bool draw_phase_kloop_timeline(Svg& svg) {
+  constexpr int kIters = 4;
+  const auto good = hg::model::simulate_kloop(kIters, /*flip_phase=*/true);
+  const auto bad = hg::model::simulate_kloop(kIters, /*flip_phase=*/false);
+  for (int k = 0; k < kIters; ++k) {
+    const auto& g = good[size_t(k)];
+    const auto& b = bad[size_t(k)];
+    // One commit per iteration: phase k of mma_bar (parity k % 2) runs while MMA k runs.
+    if (g.returned_early || g.barrier_from != uint32_t(k & 1) || g.barrier_to != uint32_t((k + 1) & 1) ||
+        g.phase_before != uint32_t(k & 1) || g.phase_after != uint32_t((k + 1) & 1)) {
+      std::fprintf(stderr, "phase model: step 2 K-loop with the flip, iteration %d is not what the figure says\n", k);
+      return false;
+    }
+    if (b.returned_early != (k % 2 == 1) || b.phase_before != 0) {
+      std::fprintf(stderr, "phase model: without the flip, iteration %d should %s\n", k,
+                   k % 2 ? "return early" : "wait correctly");
+      return false;
+    }
+  }
+  svg.size(200 + kIters * 258 + 20, 500);
+  svg.text(16, 24, "Step 2's K-loop on Blackwell: mma_bar's phases and the local parity bit, K iteration by K iteration",
+           15, "start", kBold);
+  double y = kloop_panel(svg, 56, good, "With the flip (the kernel): phase_mma ^= 1 after every wait");
+  y = kloop_panel(svg, y + 40, bad, "Without the flip: phase_mma stays 0");
+  y += 26;
+  parity_legend(svg, 16, y);
+  svg.text(330, y,
+           "try_wait.parity(p) returns once the phase of parity p has completed, i.e. while the barrier's band "
+           "shows the other parity.",
+           11);
+  svg.text(16, y + 20,
+           "Without the flip, K iterations 1 and 3 wait for parity 0 while mma_bar already runs a phase of parity 1: "
+           "the wait returns while the MMA still reads SMEM,",
+           11, "start", "", kRed);
+  svg.text(16, y + 36,
+           "and the threads go on to overwrite it with the next tile (or, after the last iteration, read a partial "
+           "accumulator). Drawn from hg::model::simulate_kloop.",
+           11, "start", "", kRed);
+  svg.size(200 + kIters * 258 + 20, y + 50);
+  return true;
+}
+
+bool draw_phase_ring_timeline(Svg& svg) {
+  constexpr int kDepth = 2, kTiles = 6;
+  const auto rows = hg::model::simulate_ring(kTiles, kDepth);
+  for (const auto& r : rows) {
+    if (r.tma_early || r.mma_early || r.stage != r.k % kDepth || r.phase_tma_before != uint32_t((r.k / kDepth) & 1) ||
+        r.phase_mma_before != uint32_t(r.k & 1) || r.refill_tile != (r.k + kDepth < kTiles ? r.k + kDepth : -1)) {
+      std::fprintf(stderr, "phase model: step 5 ring, K iteration %d is not what the figure says\n", r.k);
+      return false;
+    }
+  }
+  // A schematic clock: one column per K iteration after a prologue column; a TMA load lands a fixed time
+  // after it is issued. The barriers' parities are replayed with the model's Mbarrier in time order.
+  const double x0 = 200, P = 118, W = 150, rh = 22, L = 0.72 * W;
+  const double x_end = x0 + P + kTiles * W;
+  auto slot = [&](int k) { return x0 + P + k * W; };
+  std::vector<double> issue(kTiles), land(kTiles), mma_start(kTiles), mma_end(kTiles), tma_wait(kTiles),
+      tma_pass(kTiles), flip_tma(kTiles, -1);
+  for (int j = 0; j < kTiles && j < kDepth; ++j) issue[size_t(j)] = x0 + 8 + 44 * j;  // the prologue
+  for (const auto& r : rows)
+    if (r.refill_tile >= 0) issue[size_t(r.refill_tile)] = slot(r.k) + 0.80 * W;  // the refill
+  for (int k = 0; k < kTiles; ++k) {
+    const size_t i = size_t(k);
+    land[i] = issue[i] + L;
+    tma_wait[i] = slot(k) + 0.03 * W;
+    tma_pass[i] = land[i] > tma_wait[i] ? land[i] : tma_wait[i];
+    mma_start[i] = (tma_pass[i] + 0.04 * W > slot(k) + 0.10 * W) ? tma_pass[i] + 0.04 * W : slot(k) + 0.10 * W;
+    mma_end[i] = slot(k) + 0.72 * W;
+    if (rows[i].stage == kDepth - 1) flip_tma[i] = slot(k) + 0.90 * W;
+    if (land[i] > mma_start[i] || (k >= kDepth && issue[i] < mma_end[size_t(k - kDepth)])) {
+      std::fprintf(stderr, "ring timeline: tile %d is loaded into a stage still in use\n", k);
+      return false;
+    }
+  }
+  // Check the drawing against the model: replay the arrivals in time order and ask each wait at the time it
+  // starts whether it would pass; it must pass exactly when its tile has landed.
+  for (int k = 0; k < kTiles; ++k) {
+    std::vector<hg::model::Mbarrier> tma_bar(kDepth, hg::model::Mbarrier(1));
+    for (int j = 0; j < kTiles; ++j)
+      if (land[size_t(j)] <= tma_wait[size_t(k)]) tma_bar[size_t(j % kDepth)].arrive();
+    const bool passes = tma_bar[size_t(k % kDepth)].try_wait_parity(rows[size_t(k)].phase_tma_before);
+    if (passes != (land[size_t(k)] <= tma_wait[size_t(k)])) {
+      std::fprintf(stderr, "ring timeline: the wait of K iteration %d does not match its tile's landing\n", k);
+      return false;
+    }
+  }
+
+  svg.size(x_end + 20, 520);
+  svg.text(16, 24, "Step 5's ring, PIPE_DEPTH = 2: one TMA barrier per stage, one MMA barrier, two parity bits", 15,
+           "start", kBold);
+  const double y_hdr = 52;
+  const double y_issue = y_hdr + 22, y_stage0 = y_issue + rh + 8, y_tbar0 = y_stage0 + 2 * (rh + 6) + 6,
+               y_tc = y_tbar0 + 2 * (rh + 6) + 6, y_mbar = y_tc + rh + 12, y_thr = y_mbar + rh + 14,
+               y_ptma = y_thr + rh + 8, y_pmma = y_ptma + rh + 6;
+  const char* const kStageColors[kDepth] = {"#b4a7d6", "#a2c4c9"};
+  const char* const kStageLight[kDepth] = {"#ece8f5", "#e3eff0"};
+  svg.text(x0 + P / 2, y_hdr, "prologue", 11, "middle", kBold);
+  for (int k = 0; k < kTiles; ++k) {
+    svg.text(slot(k) + W / 2, y_hdr - 6, "K iteration " + str(k), 11, "middle", kBold);
+    svg.text(slot(k) + W / 2, y_hdr + 8, "stage " + str(rows[size_t(k)].stage), 10, "middle", "", kGrey);
+    svg.line(slot(k), y_hdr + 12, slot(k), y_pmma + rh + 4, "#d0d7de", 1, "stroke-dasharray=\"4 3\"");
+  }
+  svg.text(190, y_issue + 15, "thread 0 issues TMA", 11, "end");
+  for (int s = 0; s < kDepth; ++s) {
+    svg.text(190, y_stage0 + s * (rh + 6) + 15, "SMEM stage " + str(s), 11, "end");
+    svg.text(190, y_tbar0 + s * (rh + 6) + 15, "tma_bar[" + str(s) + "]", 11, "end", kMono);
+  }
+  svg.text(190, y_tc + 15, "tensor core", 11, "end");
+  svg.text(190, y_mbar + 15, "mma_bar", 11, "end", kMono);
+  svg.text(190, y_thr + 15, "threads' waits", 11, "end");
+  svg.text(190, y_ptma + 15, "phase_tma", 11, "end", kMono);
+  svg.text(190, y_pmma + 15, "phase_mma", 11, "end", kMono);
+
+  // Loads: the issue, the stage filling up, the tile held until the MMA that reads it completes.
+  for (int j = 0; j < kTiles; ++j) {
+    const size_t i = size_t(j);
+    const int s = j % kDepth;
+    svg.line(issue[i], y_issue + 2, issue[i], y_issue + rh, kStageColors[s], 3);
+    svg.text(issue[i] + 4, y_issue + 15, "tile " + str(j), 10, "start", "", kGrey);
+    const double ys = y_stage0 + s * (rh + 6);
+    svg.rect(issue[i], ys, land[i] - issue[i], rh, kStageLight[s], kStageColors[s], 1, "stroke-dasharray=\"3 2\"");
+    svg.text((issue[i] + land[i]) / 2, ys + 15, "loading " + str(j), 10, "middle", "", kGrey);
+    svg.rect(land[i], ys, mma_end[i] - land[i], rh, kStageColors[s], "#ffffff", 1);
+    svg.text((land[i] + mma_end[i]) / 2, ys + 15, "tile " + str(j), 10, "middle", kBold);
+  }
+  // Barrier parities, replayed with the model in time order.
+  for (int s = 0; s < kDepth; ++s) {
+    hg::model::Mbarrier bar(1);
+    std::vector<Segment> seg{{x0, int(bar.current_parity()), "parity " + str(int(bar.current_parity()))}};
+    for (int j = s; j < kTiles; j += kDepth) {
+      bar.arrive();  // the arrive.expect_tx and the 32768 bytes of tile j are in
+      seg.push_back({land[size_t(j)], int(bar.current_parity()), "parity " + str(int(bar.current_parity()))});
+    }
+    parity_band(svg, y_tbar0 + s * (rh + 6), rh, seg, x_end);
+  }
+  {
+    hg::model::Mbarrier bar(1);
+    std::vector<Segment> seg{{x0, int(bar.current_parity()), "parity " + str(int(bar.current_parity()))}};
+    for (int k = 0; k < kTiles; ++k) {
+      bar.arrive();  // the commit of MMA k
+      seg.push_back({mma_end[size_t(k)], int(bar.current_parity()), "parity " + str(int(bar.current_parity()))});
+    }
+    parity_band(svg, y_mbar, rh, seg, x_end);
+  }
+  std::vector<Segment> ptma{{x0, 0, "phase_tma = 0"}}, pmma{{x0, 0, "phase_mma = 0"}};
+  for (const auto& r : rows) {
+    const size_t i = size_t(r.k);
+    svg.rect(mma_start[i], y_tc, mma_end[i] - mma_start[i], rh, kStageColors[r.stage], "#ffffff", 1, "rx=\"3\"");
+    svg.text((mma_start[i] + mma_end[i]) / 2, y_tc + 15, "MMA " + str(r.k), 10, "middle", kBold);
+    arrow_down(svg, mma_end[i], y_tc + rh, y_mbar, "#38761d");
+    // The two waits of the iteration: tma_bar[stage] with phase_tma, then mma_bar with phase_mma.
+    const double tw1 = tma_pass[i] > tma_wait[i] + 6 ? tma_pass[i] : tma_wait[i] + 6;
+    svg.rect(tma_wait[i], y_thr, tw1 - tma_wait[i], rh, kStageLight[r.stage], kStageColors[r.stage], 1.2);
+    svg.rect(mma_start[i], y_thr, mma_end[i] - mma_start[i], rh, "#ffffff", kGrey, 1, "rx=\"3\"");
+    svg.text((mma_start[i] + mma_end[i]) / 2, y_thr + 15, "mma_bar, " + str(int(r.phase_mma_before)), 10, "middle",
+             kMono);
+    if (r.refill_tile >= 0)
+      svg.text(issue[size_t(r.refill_tile)] + 4, y_issue - 3, "refill", 9, "start", "", kGrey);
+    pmma.push_back({mma_end[i], int(r.phase_mma_after), "phase_mma = " + str(int(r.phase_mma_after))});
+    if (flip_tma[i] >= 0)
+      ptma.push_back({flip_tma[i], int(r.phase_tma_after), "phase_tma = " + str(int(r.phase_tma_after))});
+  }
+  parity_band(svg, y_ptma, rh, ptma, x_end);
+  parity_band(svg, y_pmma, rh, pmma, x_end);
+
+  const double ly = y_pmma + rh + 30;
+  parity_legend(svg, 16, ly);
+  svg.rect(330, ly - 11, 16, 14, kStageLight[0], kStageColors[0], 1.2);
+  svg.text(352, ly, "the wait on tma_bar[stage] with phase_tma (it passes at once if the tile has already landed)", 11);
+  svg.rect(900, ly - 11, 16, 14, "#ffffff", kGrey, 1);
+  svg.text(922, ly, "the wait on mma_bar with phase_mma", 11);
+  svg.text(16, ly + 20,
+           "tma_bar[s] completes one phase per load into stage s, i.e. once per trip around the ring: phase_tma flips "
+           "after the last stage (stage 1), phase_mma after every MMA.",
+           11);
+  svg.text(16, ly + 36,
+           "A stage is refilled only after the MMA that read it has completed (the mma_bar wait). Schematic clock, not "
+           "to scale; parities replayed with hg::model::Mbarrier.",
+           11);
+  svg.size(x_end + 20, ly + 48);
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------------------
+// (d) The L2-grouped tile order of step 6, from hg::grouped_tile and hg::TileScheduler.
+// ------------------------------------------------------------------------------------------------------
+
+/// A viridis-like ramp, v in [0, 1].
+std::string ramp(double v) {
+  static const int stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  v = v < 0 ? 0 : v > 1 ? 1 : v;
+  const double f = v * 4;
+  const int i = f >= 4 ? 3 : int(f);
+  const double t = f - i;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", int(stops[i][0] + t * (stops[i + 1][0] - stops[i][0])),
+                int(stops[i][1] + t * (stops[i + 1][1] - stops[i][1])),
+                int(stops[i][2] + t * (stops[i + 1][2] - stops[i][2])));
+  return buf;
+}
+
+const char* const kWaveColors[10] = {"#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+                                     "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5", "#d9d9d9"};
+
+bool draw_tile_order(Svg& svg) {
+  constexpr int kM = 12, kN = 16, kGroup = 8, kCtas = 20, kTiles = kM * kN;
+  std::vector<int> order(kTiles, -1), cta_of(kTiles, -1), wave_of(kTiles, -1);
+  for (int t = 0; t < kTiles; ++t) {
+    const hg::TileCoord c = hg::grouped_tile(t, kM, kN, kGroup);
+    if (c.m < 0 || c.m >= kM || c.n < 0 || c.n >= kN || order[size_t(c.m * kN + c.n)] != -1) {
+      std::fprintf(stderr, "tile order: tile %d maps to (%d, %d), outside or twice\n", t, c.m, c.n);
+      return false;
+    }
+    order[size_t(c.m * kN + c.n)] = t;
+    // What the figure shows: inside a group, consecutive tiles walk down one column of the group's rows.
+    const int g = t / (kGroup * kN), rows = (g + 1) * kGroup <= kM ? kGroup : kM - g * kGroup;
+    const int w = t - g * kGroup * kN;
+    if (c.m != g * kGroup + w % rows || c.n != w / rows) {
+      std::fprintf(stderr, "tile order: tile %d is not at row %d, column %d of its group\n", t, w % rows, w / rows);
+      return false;
+    }
+  }
+  int waves = 0;
+  for (int cta = 0; cta < kCtas; ++cta) {
+    int i = 0;
+    for (hg::TileScheduler s(kM, kN, kCtas, cta, kGroup); s.valid(); s.next(), ++i) {
+      const hg::TileCoord c = s.current();
+      const size_t idx = size_t(c.m * kN + c.n);
+      if (cta_of[idx] != -1 || order[idx] != cta + i * kCtas) {
+        std::fprintf(stderr, "tile order: CTA %d's tile %d is not linear tile %d\n", cta, i, cta + i * kCtas);
+        return false;
+      }
+      cta_of[idx] = cta;
+      wave_of[idx] = i;
+      if (i + 1 > waves) waves = i + 1;
+    }
+  }
+  for (int v : cta_of)
+    if (v < 0) {
+      std::fprintf(stderr, "tile order: a tile is visited by no CTA\n");
+      return false;
+    }
+  if (waves > 10) {
+    std::fprintf(stderr, "tile order: more waves than colors\n");
+    return false;
+  }
+
+  // The tile rows and columns (row bands of A and of B) that the first wave reads, in three orders: grouped,
+  // whole columns of tiles (a 2D grid with blockIdx.x over M, launched in order), whole rows.
+  auto bands = [&](int group) {
+    std::vector<bool> rows(kM, false), cols(kN, false);
+    int nr = 0, nc = 0;
+    for (int t = 0; t < kCtas; ++t) {
+      const hg::TileCoord c = hg::grouped_tile(t, kM, kN, group);
+      if (!rows[size_t(c.m)]) rows[size_t(c.m)] = true, ++nr;
+      if (!cols[size_t(c.n)]) cols[size_t(c.n)] = true, ++nc;
+    }
+    return std::pair<int, int>(nr, nc);
+  };
+  const auto grouped = bands(kGroup), by_columns = bands(kM), by_rows = bands(1);
+
+  const double cw = 31, ch = 24, top = 112, left = 62, gap = 70, right = left + kN * cw + gap;
+  svg.size(right + kN * cw + 112, top + kM * ch + 100);
+  svg.text(16, 24,
+           "Step 6's L2-grouped tile order: a 12 x 16 grid of output tiles, groups of 8 tile rows (the last group has "
+           "4)",
+           15, "start", kBold);
+  svg.text(left + kN * cw / 2, 56, "visiting order: linear tile t = hg::grouped_tile(t, 12, 16, 8)", 12, "middle",
+           kBold);
+  svg.text(left + kN * cw / 2, 72, "t walks down the 8 rows of a group, then moves one column right", 11, "middle",
+           "", kGrey);
+  svg.text(right + kN * cw / 2, 56, "who computes it: " + str(kCtas) + " persistent CTAs (hg::TileScheduler)", 12,
+           "middle", kBold);
+  svg.text(right + kN * cw / 2, 72, "cell = CTA c (tiles c, c + 20, ...); color = wave: tiles in flight together", 11,
+           "middle", "", kGrey);
+  for (int panel = 0; panel < 2; ++panel) {
+    const double px = panel == 0 ? left : right;
+    for (int n = 0; n < kN; n += 1)
+      svg.text(px + n * cw + cw / 2, top - 8, str(n), 9, "middle", "", kGrey);
+    svg.text(px + kN * cw / 2, top - 22, "tile column n (B row band)", 10, "middle", "", kGrey);
+    for (int m = 0; m < kM; ++m) svg.text(px - 6, top + m * ch + ch / 2 + 4, "m " + str(m), 9, "end", "", kGrey);
+    for (int m = 0; m < kM; ++m)
+      for (int n = 0; n < kN; ++n) {
+        const size_t idx = size_t(m * kN + n);
+        const double x = px + n * cw, y = top + m * ch;
+        if (panel == 0) {
+          const double v = double(order[idx]) / (kTiles - 1);
+          svg.rect(x, y, cw, ch, ramp(v), "#ffffff", 0.8);
+          svg.text(x + cw / 2, y + ch / 2 + 4, str(order[idx]), 10, "middle", kMono, v < 0.55 ? "#ffffff" : "#1f2328");
+        } else {
+          svg.rect(x, y, cw, ch, kWaveColors[wave_of[idx]], "#ffffff", 0.8);
+          svg.text(x + cw / 2, y + ch / 2 + 4, str(cta_of[idx]), 10, "middle", kMono);
+        }
+      }
+    for (int g = 0; g * kGroup < kM; ++g) {  // the groups
+      const int rows = (g + 1) * kGroup <= kM ? kGroup : kM - g * kGroup;
+      svg.rect(px, top + g * kGroup * ch, kN * cw, rows * ch, "none", "#1f2328", 2.5);
+      if (panel == 1) {
+        svg.text(px + kN * cw + 8, top + (g * kGroup + rows / 2.0) * ch - 3, "group " + str(g), 11, "start", kBold);
+        svg.text(px + kN * cw + 8, top + (g * kGroup + rows / 2.0) * ch + 12,
+                 str(rows) + " rows" + (rows < kGroup ? " (partial)" : ""), 11, "start");
+      }
+    }
+    if (panel == 1)  // CTA 0's tiles
+      for (int m = 0; m < kM; ++m)
+        for (int n = 0; n < kN; ++n)
+          if (cta_of[size_t(m * kN + n)] == 0)
+            svg.rect(px + n * cw + 1.5, top + m * ch + 1.5, cw - 3, ch - 3, "none", "#000000", 2.2);
+  }
+  const double ly = top + kM * ch + 30;
+  for (int w = 0; w < waves; ++w) {
+    svg.rect(right + w * 58, ly - 11, 14, 14, kWaveColors[w], "#1f2328", 0.6);
+    svg.text(right + 18 + w * 58, ly, "wave " + str(w), 10);
+  }
+  svg.rect(left, ly - 11, 14, 14, "none", "#000000", 2.2);
+  svg.text(left + 20, ly, "outlined on the right: the tiles of CTA 0 (0, 20, 40, ...)", 11);
+  svg.text(16, ly + 26,
+           "The first wave (tiles 0-" + str(kCtas - 1) + ") reads " + str(grouped.first) + " row bands of A and " +
+               str(grouped.second) + " of B (" + str(grouped.first + grouped.second) +
+               "). Visiting whole columns of tiles instead, it would read " + str(by_columns.first) + " of A and " +
+               str(by_columns.second) + " of B (" + str(by_columns.first + by_columns.second) + ");",
+           11);
+  svg.text(16, ly + 44,
+           "whole rows, " + str(by_rows.first) + " of A and " + str(by_rows.second) + " of B (" +
+               str(by_rows.first + by_rows.second) +
+               "). The fewer bands the CTAs running together share, the more of them stay in L2.",
+           11);
+  if (grouped.first + grouped.second >= by_columns.first + by_columns.second ||
+      grouped.first + grouped.second >= by_rows.first + by_rows.second) {
+    std::fprintf(stderr, "tile order: the grouped first wave does not read fewer bands\n");
+    return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Tables, as HTML fragments in the markup Doxygen gives a Markdown table (class markdownTable), so they look
+// like the hand-written tables with either stylesheet. Pages include them with \htmlinclude.
+// ------------------------------------------------------------------------------------------------------
+struct Cell {
+  std::string html;  ///< markup of the cell (escaped by the caller where needed)
+  std::string cls;   ///< extra class: "hg-bad", "hg-good" or empty (colors in docs/custom.css)
+};
+
+class HtmlTable {
+ public:
+  explicit HtmlTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  void row(std::vector<Cell> cells) { rows_.push_back(std::move(cells)); }
+
+  /// source: the call that produced the table, shown under it.
+  std::string str(const std::string& source) const {
+    std::ostringstream o;
+    o << "<table class=\"markdownTable hg-generated\">\n<tr class=\"markdownTableHead\">\n";
+    for (const std::string& h : header_) o << "<th class=\"markdownTableHeadCenter\">" << h << "</th>\n";
+    o << "</tr>\n";
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      o << "<tr class=\"markdownTableRow" << (r % 2 == 0 ? "Odd" : "Even") << "\">\n";
+      for (const Cell& c : rows_[r])
+        o << "<td class=\"markdownTableBodyCenter" << (c.cls.empty() ? "" : " " + c.cls) << "\">" << c.html
+          << "</td>\n";
+      o << "</tr>\n";
+    }
+    o << "</table>\n<div class=\"hg-generated-source\">Generated by <code>tools/docs_figures.cpp</code> from "
+      << source << ".</div>\n";
+    return o.str();
+  }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<Cell>> rows_;
+};
+
+Cell plain(const std::string& html) { return Cell{html, ""}; }
+Cell plain(int v) { return Cell{str(v), ""}; }
+Cell bad(const std::string& html) { return Cell{html, "hg-bad"}; }
+Cell good(const std::string& html) { return Cell{html, "hg-good"}; }
+
+bool table_phase_kloop_impl(std::string& html, bool flip) {
+  constexpr int kIters = 4;
+  const auto rows = hg::model::simulate_kloop(kIters, flip);
+  HtmlTable t({"K iteration", "<code>phase_mma</code> passed to the wait",
+               "the wait returns when <code>mma_bar</code> goes from parity ... to ...",
+               "<code>phase_mma</code> after the iteration", "returns before its MMA completes?"});
+  for (const auto& r : rows) {
+    if (r.returned_early != (!flip && r.k % 2 == 1)) {
+      std::fprintf(stderr, "phase model: K iteration %d of the %s K-loop %s\n", r.k, flip ? "correct" : "no-flip",
+                   r.returned_early ? "returns early" : "does not return early");
+      return false;
+    }
+    const std::string from_to = str(int(r.barrier_from)) + " &#8594; " + str(int(r.barrier_to));
+    if (!r.returned_early) {
+      t.row({plain(r.k), plain(int(r.phase_before)), plain(from_to),
+             plain(str(int(r.phase_after)) + (flip ? "" : " (not flipped)")), good("no")});
+    } else {
+      t.row({plain(r.k), bad(str(int(r.phase_before))),
+             bad("already in parity " + str(int(r.barrier_from)) + ": the phase of parity " +
+                 str(int(r.phase_before)) + " completed in K iteration " + str(r.k - 1)),
+             plain(str(int(r.phase_after)) + " (not flipped)"), bad("<b>yes</b>: returns at once")});
+    }
+  }
+  html = t.str(std::string("<code>hg::model::simulate_kloop(") + str(kIters) +
+               (flip ? ", /*flip_phase=*/true)</code>" : ", /*flip_phase=*/false)</code>"));
+  return true;
+}
+bool table_phase_kloop(std::string& html) { return table_phase_kloop_impl(html, true); }
+bool table_phase_kloop_noflip(std::string& html) { return table_phase_kloop_impl(html, false); }
+
+bool table_phase_ring(std::string& html) {
+  constexpr int kDepth = 2, kTiles = 6;
+  HtmlTable t({"K iteration", "stage", "<code>phase_tma</code> in the wait on <code>tma_bar[stage]</code>",
+               "<code>phase_mma</code> in the wait on <code>mma_bar</code>", "stage refilled with K tile",
+               "<code>phase_tma</code> after (flips when the ring wraps)"});
+  for (const auto& r : hg::model::simulate_ring(kTiles, kDepth)) {
+    if (r.tma_early || r.mma_early) {
+      std::fprintf(stderr, "phase model: step 5 ring, K iteration %d returns early\n", r.k);
+      return false;
+    }
+    t.row({plain(r.k), plain(r.stage), plain(int(r.phase_tma_before)), plain(int(r.phase_mma_before)),
+           r.refill_tile >= 0 ? plain(r.refill_tile) : plain("none (no K tile left)"),
+           plain(str(int(r.phase_tma_after)) + (r.phase_tma_after != r.phase_tma_before ? " (flipped)" : ""))});
+  }
+  html = t.str("<code>hg::model::simulate_ring(" + str(kTiles) + ", /*depth=*/" + str(kDepth) + ")</code>");
+  return true;
+}
+
+bool table_phase_ring_noflip(std::string& html) {
+  constexpr int kDepth = 2, kTiles = 6;
+  const auto rows = hg::model::simulate_ring(kTiles, kDepth, /*flip_tma_on_wrap=*/false);
+  if (rows[0].tma_early || rows[1].tma_early || !rows[2].tma_early) {
+    std::fprintf(stderr, "phase model: without the wrap flip, K iteration 2 (stage 0 reused) should return early\n");
+    return false;
+  }
+  HtmlTable t({"K iteration", "stage", "<code>phase_tma</code> in the wait (never flipped)",
+               "the wait on <code>tma_bar[stage]</code>"});
+  for (const auto& r : rows) {
+    if (!r.tma_early)
+      t.row({plain(r.k), plain(r.stage), plain(int(r.phase_tma_before)), good("waits for K tile " + str(r.k))});
+    else
+      t.row({plain(r.k), plain(r.stage), bad(str(int(r.phase_tma_before))),
+             bad("<b>returns at once</b>: the phase of parity " + str(int(r.phase_tma_before)) +
+                 " completed when K tile " + str(r.k - kDepth) + " landed; K tile " + str(r.k) +
+                 " may still be in flight")});
+  }
+  html = t.str("<code>hg::model::simulate_ring(" + str(kTiles) + ", /*depth=*/" + str(kDepth) +
+               ", /*flip_tma_on_wrap=*/false)</code>");
+  return true;
+}
+
+bool table_phase_persistent(std::string& html) {
+  constexpr int kOutTiles = 4, kK = 3, kDepth = 2;
+  const auto reset = hg::model::simulate_persistent(kOutTiles, kK, kDepth, /*running_state=*/false);
+  const auto running = hg::model::simulate_persistent(kOutTiles, kK, kDepth, /*running_state=*/true);
+  if (reset.first_bad_tile != 1 || reset.first_bad_k != 0 || running.first_bad_tile != -1) {
+    std::fprintf(stderr, "phase model: step 6 with 3 K tiles should fail at tile 1, k 0 with the reset only\n");
+    return false;
+  }
+  HtmlTable t({"pipeline state at the start of an output tile", "first wait that returns early"});
+  t.row({plain("reset: <code>stage = 0</code>, <code>phase_tma = phase_mma = 0</code> (the original tutorial)"),
+         bad("output tile " + str(reset.first_bad_tile) + ", K iteration " + str(reset.first_bad_k))});
+  t.row({plain("running: carried over from the previous tile (this repository)"), good("none")});
+  html = t.str("<code>hg::model::simulate_persistent(" + str(kOutTiles) + " tiles, " + str(kK) +
+               " K tiles, /*depth=*/" + str(kDepth) + ", running_state)</code>");
+  return true;
+}
+
+bool table_phase_persistent_state(std::string& html) {
+  // The running state is step 5's ring continued across tiles: the K iterations of tile t are the ring's
+  // iterations t * K_TILES .. t * K_TILES + K_TILES - 1.
+  constexpr int kOutTiles = 4, kK = 3, kDepth = 2;
+  const auto rows = hg::model::simulate_ring(kOutTiles * kK, kDepth);
+  if (hg::model::simulate_persistent(kOutTiles, kK, kDepth, true).first_bad_tile != -1) {
+    std::fprintf(stderr, "phase model: the running state returns early\n");
+    return false;
+  }
+  HtmlTable t({"output tile", "K iterations before it", "running state: <code>stage</code>",
+               "<code>phase_tma</code>", "<code>phase_mma</code>", "what a per-tile reset would use instead"});
+  for (int tile = 0; tile < kOutTiles; ++tile) {
+    const auto& r = rows[size_t(tile * kK)];
+    if (r.tma_early || r.mma_early) {
+      std::fprintf(stderr, "phase model: ring iteration %d returns early\n", r.k);
+      return false;
+    }
+    const bool same = r.stage == 0 && r.phase_tma_before == 0 && r.phase_mma_before == 0;
+    t.row({plain(tile), plain(r.k), plain(r.stage), plain(int(r.phase_tma_before)), plain(int(r.phase_mma_before)),
+           same ? good("0, 0, 0 (the same)") : bad("0, 0, 0")});
+  }
+  html = t.str("<code>hg::model::simulate_ring(" + str(kOutTiles * kK) + ", /*depth=*/" + str(kDepth) +
+               ")</code>, rows 0, 3, 6, 9 (step 6 continues step 5's ring across tiles)");
+  return true;
+}
+
+bool table_phase_persistent_sweep(std::string& html) {
+  constexpr int kOutTiles = 5, kMaxK = 12;
+  std::vector<std::string> header{"<code>PIPE_DEPTH</code>", "state at a new tile"};
+  for (int k = 1; k <= kMaxK; ++k) header.push_back(str(k));
+  HtmlTable t(header);
+  for (int depth : {2, 3, 4})
+    for (bool running : {false, true}) {
+      std::vector<Cell> row{plain(depth), plain(running ? "running" : "reset")};
+      for (int k = 1; k <= kMaxK; ++k) {
+        const auto r = hg::model::simulate_persistent(kOutTiles, k, depth, running);
+        const bool ok = r.first_bad_tile < 0;
+        if (ok != (running || k % (2 * depth) == 0)) {
+          std::fprintf(stderr, "phase model: depth %d, %d K tiles: the %s state is %s\n", depth, k,
+                       running ? "running" : "reset", ok ? "right" : "wrong");
+          return false;
+        }
+        row.push_back(ok ? good("ok") : bad("t" + str(r.first_bad_tile) + ", k" + str(r.first_bad_k)));
+      }
+      t.row(row);
+    }
+  html = t.str("<code>hg::model::simulate_persistent(" + str(kOutTiles) +
+               " tiles, K tiles, depth, running_state)</code>. Columns: K tiles per output tile (K / 64); "
+               "<i>t1, k0</i>: the first wait that returns early is in output tile 1, K iteration 0");
+  return true;
+}
+
+std::string coord(int t, int m_tiles, int n_tiles) {
+  const hg::TileCoord c = hg::grouped_tile(t, m_tiles, n_tiles, 8);
+  return str(t) + ": (" + str(c.m) + ", " + str(c.n) + ")";
+}
+
+bool table_tile_order_first(std::string& html) {
+  constexpr int kTilesSide = 4096 / 128, kCtas = 132, kShow = 3;
+  HtmlTable t({"CTA", "tiles it computes", "1st tile: t: (m, n)", "2nd", "3rd", "last"});
+  const int total = kTilesSide * kTilesSide;
+  for (int cta : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130, 131}) {
+    std::vector<int> tiles;
+    for (hg::TileScheduler s(kTilesSide, kTilesSide, kCtas, cta); s.valid(); s.next()) tiles.push_back(s.tile);
+    const int expect = total / kCtas + (cta < total % kCtas ? 1 : 0);
+    if (int(tiles.size()) != expect || tiles[0] != cta) {
+      std::fprintf(stderr, "tile order: CTA %d gets %zu tiles, expected %d\n", cta, tiles.size(), expect);
+      return false;
+    }
+    std::vector<Cell> row{plain(cta), plain(int(tiles.size()))};
+    for (int i = 0; i < kShow; ++i) row.push_back(plain(coord(tiles[size_t(i)], kTilesSide, kTilesSide)));
+    row.push_back(plain(coord(tiles.back(), kTilesSide, kTilesSide)));
+    t.row(row);
+  }
+  html = t.str("<code>hg::TileScheduler(32, 32, 132, cta)</code> (M = N = 4096: 32 x 32 tiles of 128 x 128, "
+               "groups of 8 tile rows), CTAs 0 to 9, 130 and 131");
+  return true;
+}
+
+bool table_tile_order_bands(std::string& html) {
+  constexpr int kCtas = 132;
+  HtmlTable t({"problem", "order of the first " + str(kCtas) + " tiles", "tile rows", "tile columns",
+               "A + B bands they read", "bytes"});
+  for (int side : {4096, 8192}) {
+    const int tiles = side / 128;
+    for (int group : {8, tiles}) {
+      std::vector<bool> rows(size_t(tiles), false), cols(size_t(tiles), false);
+      int nr = 0, nc = 0;
+      for (int t = 0; t < kCtas; ++t) {
+        const hg::TileCoord c = hg::grouped_tile(t, tiles, tiles, group);
+        if (!rows[size_t(c.m)]) rows[size_t(c.m)] = true, ++nr;
+        if (!cols[size_t(c.n)]) cols[size_t(c.n)] = true, ++nc;
+      }
+      const int mib = (nr + nc) * 128 * side * 2 / (1024 * 1024);  // a band: 128 rows x K fp16
+      t.row({plain(str(side) + "<sup>3</sup>"),
+             plain(group == 8 ? "grouped by 8 tile rows (step 6)"
+                              : "whole columns (" + str(tiles) + " tile rows), as a 2D grid launched in order"),
+             plain(nr), plain(nc), group == 8 ? good(str(nr + nc)) : plain(nr + nc), plain(str(mib) + " MiB")});
+    }
+  }
+  html = t.str("<code>hg::grouped_tile(t, tiles, tiles, group)</code> for t = 0 to 131: the distinct tile rows "
+               "(row bands of A, 128 x K) and tile columns (row bands of B) touched by the first 132 tiles");
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
 // ------------------------------------------------------------------------------------------------------
 struct Figure {
@@ -335,33 +1013,67 @@ struct Figure {
 const Figure kFigures[] = {
     {"swizzle128b_atom.svg", draw_swizzle128b_atom},
     {"tmem_vs_wgmma_fragment.svg", draw_tmem_vs_wgmma_fragment},
+    {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
+    {"phase_ring_timeline.svg", draw_phase_ring_timeline},
+    {"tile_order.svg", draw_tile_order},
 };
+
+// The tables, as HTML fragments.
+struct Fragment {
+  const char* file;
+  bool (*write)(std::string&);
+};
+
+const Fragment kFragments[] = {
+    {"phase_kloop.html", table_phase_kloop},
+    {"phase_kloop_noflip.html", table_phase_kloop_noflip},
+    {"phase_ring.html", table_phase_ring},
+    {"phase_ring_noflip.html", table_phase_ring_noflip},
+    {"phase_persistent.html", table_phase_persistent},
+    {"phase_persistent_state.html", table_phase_persistent_state},
+    {"phase_persistent_sweep.html", table_phase_persistent_sweep},
+    {"tile_order_first.html", table_tile_order_first},
+    {"tile_order_bands.html", table_tile_order_bands},
+};
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) {
+    std::fprintf(stderr, "docs_figures: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || std::string(argv[1]) == "--help") {
-    std::fprintf(stderr, "usage: %s <output-dir> | --list\n", argv[0]);
-    return 2;
-  }
-  const std::string arg = argv[1];
-  if (arg == "--list") {
+  if (argc == 2 && std::string(argv[1]) == "--list") {
     for (const Figure& f : kFigures) std::printf("%s\n", f.file);
+    for (const Fragment& f : kFragments) std::printf("%s\n", f.file);
     return 0;
   }
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s <figures-dir> <fragments-dir> | --list\n", argv[0]);
+    return 2;
+  }
+  const std::string figures = argv[1], fragments = argv[2];
   for (const Figure& f : kFigures) {
     Svg svg;
     if (!f.draw(svg)) {
-      std::fprintf(stderr, "docs_figures: %s: a check on the layout failed (see above)\n", f.file);
+      std::fprintf(stderr, "docs_figures: %s: a check on the code failed (see above)\n", f.file);
       return 1;
     }
-    const std::string path = arg + "/" + f.file;
-    std::ofstream out(path, std::ios::binary);
-    out << svg.str();
-    if (!out) {
-      std::fprintf(stderr, "docs_figures: cannot write %s\n", path.c_str());
+    if (!write_file(figures + "/" + f.file, svg.str())) return 1;
+  }
+  for (const Fragment& f : kFragments) {
+    std::string html;
+    if (!f.write(html)) {
+      std::fprintf(stderr, "docs_figures: %s: a check on the code failed (see above)\n", f.file);
       return 1;
     }
+    if (!write_file(fragments + "/" + f.file, html)) return 1;
   }
   return 0;
 }
