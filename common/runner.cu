@@ -2,19 +2,18 @@
 //
 // Order: parse and validate the arguments (exit 2, no CUDA call yet); find a supported GPU (exit 77);
 // allocate, fill, poison D, run the step's kernel, run the reference, verify (exit 0 or 1); optionally
-// save .npy files and benchmark against cuBLAS. CUDA failures exit 3 with the failed call named.
-#include <algorithm>
+// save .npy files and benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so
+// does a wait stopped by the mbarrier watchdog ("deadlock: ..."). --break NAME runs a broken variant.
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "common/breaks.hpp"
 #include "common/check.cuh"
-#include "common/harness.cuh"
 #include "common/cli.hpp"
-#include "common/fp16_host.hpp"
+#include "common/harness.cuh"
 #include "common/npy.hpp"
 #include "common/reference.cuh"
-#include "common/stats.hpp"
 #include "common/step.cuh"
 #include "common/verify.hpp"
 
