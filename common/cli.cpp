@@ -29,21 +29,6 @@ std::optional<uint64_t> parse_u64(const std::string& s) {
   return value;
 }
 
-// An integer flag bounded to [lo, hi]. A negative number or an out-of-range one gets the "between"
-// message (the user typed a number, just not an allowed one); anything else is not a number at all.
-int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
-  const char* kind = lo >= 1 ? "a positive integer" : "a non-negative integer";
-  const bool negative = text.size() > 1 && text[0] == '-' && all_digits(text.substr(1));
-  if (!negative && !all_digits(text))
-    throw UsageError(flag + " expects " + kind + ", got '" + text + "'");
-  const std::string range = flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                            ", got " + text;
-  if (negative) throw UsageError(range);
-  const std::optional<uint64_t> value = parse_u64(text);
-  if (!value || *value < uint64_t(lo) || *value > uint64_t(hi)) throw UsageError(range);
-  return int64_t(*value);
-}
-
 uint64_t parse_seed(const std::string& flag, const std::string& text) {
   const std::string max = std::to_string(std::numeric_limits<uint64_t>::max());
   const bool negative = text.size() > 1 && text[0] == '-' && all_digits(text.substr(1));
@@ -74,6 +59,21 @@ std::string shape_text(const Shape& s) {
 }
 
 }  // namespace
+
+// An integer flag bounded to [lo, hi]. A negative number or an out-of-range one gets the "between"
+// message (the user typed a number, just not an allowed one); anything else is not a number at all.
+int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
+  const char* kind = lo >= 1 ? "a positive integer" : "a non-negative integer";
+  const bool negative = text.size() > 1 && text[0] == '-' && all_digits(text.substr(1));
+  if (!negative && !all_digits(text))
+    throw UsageError(flag + " expects " + kind + ", got '" + text + "'");
+  const std::string range = flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                            ", got " + text;
+  if (negative) throw UsageError(range);
+  const std::optional<uint64_t> value = parse_u64(text);
+  if (!value || *value < uint64_t(lo) || *value > uint64_t(hi)) throw UsageError(range);
+  return int64_t(*value);
+}
 
 const char* to_string(InitMode mode) { return mode == InitMode::kInt ? "int" : "random"; }
 

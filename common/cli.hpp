@@ -60,6 +60,10 @@ struct Options {
 /// and unknown --init / --arch words. Shape rules of the step are checked separately (check_shape).
 Options parse_cli(const std::vector<std::string>& args, const Shape& defaults);
 
+/// An integer flag value bounded to [lo, hi]; throws UsageError naming the flag ("--iters must be between
+/// 1 and 100000, got 0", or "--m expects a positive integer, got 'x'"). Shared by every command line here.
+int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+
 /// Returns "" when the step accepts the shape, else the one-line reason naming the rule it breaks.
 std::string check_shape(const Shape& shape, ShapeRule rule, const std::string& step_name);
 

@@ -85,12 +85,6 @@ const char* kUsage =
     "                   [--seed S] [--out DIR (default bench_out)]\n"
     "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection).\n";
 
-bool parse_int(const std::string& s, long long lo, long long hi, long long& v) {
-  char* end = nullptr;
-  v = std::strtoll(s.c_str(), &end, 10);
-  return !s.empty() && *end == '\0' && v >= lo && v <= hi;
-}
-
 /// Throws hg::UsageError with a one-line reason.
 Args parse(int argc, char** argv) {
   Args a;
@@ -99,7 +93,6 @@ Args parse(int argc, char** argv) {
     if (flag == "--help" || flag == "-h") throw hg::UsageError("help");
     if (i + 1 >= argc) throw hg::UsageError(flag + " needs a value");
     const std::string value = argv[++i];
-    long long v = 0;
     if (flag == "--shape") {
       long long m = 0, n = 0, k = 0;
       char tail = 0;
@@ -111,14 +104,11 @@ Args parse(int argc, char** argv) {
       if (!bad.empty()) throw hg::UsageError("--shape " + value + ": " + bad);
       a.shapes.push_back(s);
     } else if (flag == "--iters") {
-      if (!parse_int(value, 50, 100000, v)) throw hg::UsageError("--iters must be between 50 and 100000");
-      a.iters = int(v);
+      a.iters = int(hg::parse_bounded(flag, value, 50, 100000));
     } else if (flag == "--warmup") {
-      if (!parse_int(value, 0, 100000, v)) throw hg::UsageError("--warmup must be between 0 and 100000");
-      a.warmup = int(v);
+      a.warmup = int(hg::parse_bounded(flag, value, 0, 100000));
     } else if (flag == "--seed") {
-      if (!parse_int(value, 0, (1ll << 62), v)) throw hg::UsageError("--seed expects a non-negative integer");
-      a.seed = uint64_t(v);
+      a.seed = uint64_t(hg::parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
       a.out = value;
     } else {
