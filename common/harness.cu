@@ -94,30 +94,51 @@ std::string check_memory(const Shape& s) {
   return "";
 }
 
-/// Times `launch(i)` (i cycles over the rotation sets) with CUDA events around every launch.
-TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream) {
-  for (int i = 0; i < warmup; ++i) launch(i);
+/// Interleaved rounds of event-timed launches (i counts warm-up launches first, then timed ones).
+std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup,
+                                          int iters, int rounds, cudaStream_t stream,
+                                          std::vector<std::vector<double>>* samples) {
+  const size_t kernels = launches.size();
+  const int per_round = iters / rounds;  // the caller's iters is a multiple of rounds (checked below)
+  if (rounds < 1 || per_round * rounds != iters)
+    throw UsageError("timing: iters (" + std::to_string(iters) + ") must be a positive multiple of rounds (" +
+                     std::to_string(rounds) + ")");
+  for (const auto& launch : launches)
+    for (int i = 0; i < warmup; ++i) launch(i);
   HG_CUDA_CHECK(cudaGetLastError());
-  std::vector<cudaEvent_t> start(iters), stop(iters);
-  for (int i = 0; i < iters; ++i) {
-    HG_CUDA_CHECK(cudaEventCreate(&start[i]));
-    HG_CUDA_CHECK(cudaEventCreate(&stop[i]));
-  }
-  for (int i = 0; i < iters; ++i) {
-    HG_CUDA_CHECK(cudaEventRecord(start[i], stream));
-    launch(warmup + i);
-    HG_CUDA_CHECK(cudaEventRecord(stop[i], stream));
-  }
+  // One start/stop event pair per timed launch: [kernel][sample].
+  std::vector<std::vector<cudaEvent_t>> start(kernels, std::vector<cudaEvent_t>(iters)), stop = start;
+  for (size_t k = 0; k < kernels; ++k)
+    for (int i = 0; i < iters; ++i) {
+      HG_CUDA_CHECK(cudaEventCreate(&start[k][i]));
+      HG_CUDA_CHECK(cudaEventCreate(&stop[k][i]));
+    }
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < kernels; ++k)
+      for (int i = r * per_round; i < (r + 1) * per_round; ++i) {
+        HG_CUDA_CHECK(cudaEventRecord(start[k][i], stream));
+        launches[k](warmup + i);
+        HG_CUDA_CHECK(cudaEventRecord(stop[k][i], stream));
+      }
   HG_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> ms(iters);
-  for (int i = 0; i < iters; ++i) {
-    float t = 0;
-    HG_CUDA_CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
-    ms[i] = t;
-    HG_CUDA_CHECK(cudaEventDestroy(start[i]));
-    HG_CUDA_CHECK(cudaEventDestroy(stop[i]));
+  std::vector<TimingStats> out;
+  for (size_t k = 0; k < kernels; ++k) {
+    std::vector<double> ms(iters);
+    for (int i = 0; i < iters; ++i) {
+      float t = 0;
+      HG_CUDA_CHECK(cudaEventElapsedTime(&t, start[k][i], stop[k][i]));
+      ms[i] = t;
+      HG_CUDA_CHECK(cudaEventDestroy(start[k][i]));
+      HG_CUDA_CHECK(cudaEventDestroy(stop[k][i]));
+    }
+    out.push_back(summarize(ms));
+    if (samples) samples->push_back(ms);
   }
-  return summarize(ms);
+  return out;
+}
+
+TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream) {
+  return time_interleaved({launch}, warmup, iters, 1, stream).front();
 }
 
 /// cuBLAS computing the same D = A * B^T: cuBLAS is column-major, so it computes D^T (N x M, ld N) =

@@ -6,8 +6,10 @@
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
 //   tools/run_benchmark.sh does both and redraws the chart and the results tables (tools/plot_results.py).
 //
-// Output: a table on stdout, progress on stderr, and <out>/ladder.csv and <out>/ladder.json with the GPU,
-// SM count, clocks, driver, CUDA and cuBLAS versions and the date. Exit codes as the verify binaries:
+// Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch), and <out>/ladder.csv
+// and <out>/ladder.json with the GPU, SM count, clocks, driver, CUDA and cuBLAS versions and the date.
+// Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
+// and power drift during the run lands on every kernel alike. Exit codes as the verify binaries:
 // 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
 #include <cuda/ptx>
 #include <cuda_fp16.h>
@@ -75,14 +77,15 @@ const LadderStep kLadder[] = {
 
 struct Args {
   std::vector<hg::Shape> shapes;
-  int iters = 100, warmup = 10;
+  int iters = 200, warmup = 10, rounds = 20;
   uint64_t seed = 1;
   std::string out = "bench_out";
 };
 
 const char* kUsage =
-    "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 100)] [--warmup N (default 10)]\n"
-    "                   [--seed S] [--out DIR (default bench_out)]\n"
+    "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n"
+    "                   [--rounds R (default 20; iters must be a multiple)] [--seed S] [--out DIR (default bench_out)]\n"
+    "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns.\n"
     "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection).\n";
 
 /// Throws hg::UsageError with a one-line reason.
@@ -107,6 +110,8 @@ Args parse(int argc, char** argv) {
       a.iters = int(hg::parse_bounded(flag, value, 50, 100000));
     } else if (flag == "--warmup") {
       a.warmup = int(hg::parse_bounded(flag, value, 0, 100000));
+    } else if (flag == "--rounds") {
+      a.rounds = int(hg::parse_bounded(flag, value, 1, 1000));
     } else if (flag == "--seed") {
       a.seed = uint64_t(hg::parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
@@ -115,6 +120,9 @@ Args parse(int argc, char** argv) {
       throw hg::UsageError("unknown option '" + flag + "'");
     }
   }
+  if (a.iters % a.rounds != 0)
+    throw hg::UsageError("--iters " + std::to_string(a.iters) + " is not a multiple of --rounds " +
+                         std::to_string(a.rounds));
   if (a.shapes.empty()) a.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}};
   return a;
 }
@@ -161,6 +169,14 @@ struct Row {
   double tflops = 0, pct_cublas = 0, pct_peak = 0;
 };
 
+/// One timed launch: which kernel, in which interleaved round, its index among that kernel's launches.
+struct Sample {
+  hg::Shape shape;
+  std::string step;
+  int round = 0, index = 0;
+  double ms = 0;
+};
+
 int run(const Args& args) {
   hg::Device dev;
   const std::string no_gpu = hg::find_device(hg::ArchChoice::kAuto, dev);
@@ -180,6 +196,7 @@ int run(const Args& args) {
   hg::Stream stream;
   hg::CublasHandle blas(stream.s);
   std::vector<Row> rows;
+  std::vector<Sample> samples;  // every timed launch, for <out>/samples.csv
   bool all_verified = true;
   const int total = int(args.shapes.size() * (std::size(kLadder) + 1));
   int done = 0;
@@ -196,9 +213,14 @@ int run(const Args& args) {
     const hg::GemmArgs check{a.get(), b.get(), d.get(), int(s.m), int(s.n), int(s.k)};
     const hg::RotatingInputs inputs(s, args.seed + 1000, size_t(dev.prop.l2CacheSize), stream.s);
 
+    // Verify every contestant first; the verified ones are then timed together in interleaved rounds.
     std::vector<Row> shape_rows;
-    for (const LadderStep& step : kLadder) {
-      progress(s, step.name, "verify + time");
+    std::vector<std::function<void(int)>> timed;  // one per verified row, in row order
+    std::vector<size_t> timed_row;
+    std::vector<std::vector<hg::Launcher>> launchers(std::size(kLadder));
+    for (size_t li = 0; li < std::size(kLadder); ++li) {
+      const LadderStep& step = kLadder[li];
+      progress(s, step.name, "verify");
       const hg::PrepareFn prepare = blackwell ? step.sm100 : step.sm90;
       Row r{s, step.name, step.what};
       const hg::VerifyReport rep = hg::run_and_verify(
@@ -210,31 +232,43 @@ int run(const Args& args) {
       r.verified = rep.pass;
       r.max_abs_err = rep.max_abs_err;
       if (rep.pass) {  // only a verified kernel is timed
-        std::vector<hg::Launcher> launchers;
-        for (int64_t i = 0; i < inputs.sets(); ++i) launchers.push_back(prepare(inputs[i], hg::Break::kNone));
-        r.t = hg::time_launches([&](int i) { launchers[size_t(i % inputs.sets())](stream.s); }, args.warmup,
-                                args.iters, stream.s);
-        hg::check_kernel(std::string("timing ") + step.name, stream.s);
+        for (int64_t i = 0; i < inputs.sets(); ++i) launchers[li].push_back(prepare(inputs[i], hg::Break::kNone));
+        timed.push_back([&, li](int i) { launchers[li][size_t(i % inputs.sets())](stream.s); });
+        timed_row.push_back(shape_rows.size());
       } else {
         all_verified = false;
         std::fprintf(stderr, "  %s FAILED verification: %s (not timed)\n", step.name, rep.summary().c_str());
       }
       shape_rows.push_back(r);
     }
-    progress(s, "cuBLAS", "verify + time");
+    progress(s, "cuBLAS", "verify");
     Row c{s, "cublas", "cublasGemmEx (baseline)"};
     const hg::VerifyReport crep = hg::run_and_verify([&](const hg::GemmArgs& g) { hg::cublas_gemm(blas.h, g); },
                                                      check, hg::InitMode::kRandom, stream.s);
     c.verified = crep.pass;
     c.max_abs_err = crep.max_abs_err;
-    c.t = hg::time_launches([&](int i) { hg::cublas_gemm(blas.h, inputs[i]); }, args.warmup, args.iters, stream.s);
-    hg::check_kernel("timing cuBLAS", stream.s);
+    timed.push_back([&](int i) { hg::cublas_gemm(blas.h, inputs[i]); });  // the baseline is timed either way
+    timed_row.push_back(shape_rows.size());
     shape_rows.push_back(c);
+
+    std::fprintf(stderr, "        %lldx%lldx%lld timing %zu kernels in %d interleaved rounds\n", (long long)s.m,
+                 (long long)s.n, (long long)s.k, timed.size(), args.rounds);
+    std::vector<std::vector<double>> raw;
+    const std::vector<hg::TimingStats> times =
+        hg::time_interleaved(timed, args.warmup, args.iters, args.rounds, stream.s, &raw);
+    hg::check_kernel("timing the ladder", stream.s);
+    for (size_t t = 0; t < times.size(); ++t) {
+      Row& r = shape_rows[timed_row[t]];
+      r.t = times[t];
+      for (size_t i = 0; i < raw[t].size(); ++i)
+        samples.push_back({s, r.step, int(i / size_t(args.iters / args.rounds)), int(i), raw[t][i]});
+    }
+    const Row& base = shape_rows.back();
 
     for (Row& r : shape_rows) {
       if (r.t.samples == 0) continue;
       r.tflops = hg::tflops(s.m, s.n, s.k, r.t.median_ms);
-      r.pct_cublas = 100.0 * c.t.median_ms / r.t.median_ms;
+      r.pct_cublas = 100.0 * base.t.median_ms / r.t.median_ms;
       r.pct_peak = peak > 0 ? 100.0 * r.tflops / peak : 0.0;
     }
     rows.insert(rows.end(), shape_rows.begin(), shape_rows.end());
@@ -264,9 +298,9 @@ int run(const Args& args) {
   std::printf("GPU: %s, %d SMs, max SM clock %d MHz, driver %s, CUDA %s, cuBLAS %s, %s\n", dev.prop.name,
               dev.prop.multiProcessorCount, clock_khz / 1000, driver.empty() ? "unknown" : driver.c_str(),
               cuda.c_str(), cublas_v.c_str(), date);
-  std::printf("median of %d timed launches after %d warm-up, inputs rotated through more than 2x the L2; "
-              "dense fp16 peak %.1f TFLOP/s\n",
-              args.iters, args.warmup, peak);
+  std::printf("median of %d timed launches in %d interleaved rounds after %d warm-up, inputs rotated through "
+              "more than 2x the L2; dense fp16 peak %.1f TFLOP/s\n",
+              args.iters, args.rounds, args.warmup, peak);
   for (const hg::Shape& s : args.shapes) {
     std::printf("\n%lld x %lld x %lld\n", (long long)s.m, (long long)s.n, (long long)s.k);
     std::printf("  %-17s %-28s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
@@ -294,6 +328,15 @@ int run(const Args& args) {
                   r.pct_peak);
     csv << line;
   }
+  const std::string samples_path = args.out + "/samples.csv";
+  std::ofstream raw(samples_path);
+  raw << "m,n,k,step,round,index,ms\n";
+  for (const Sample& x : samples) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%d,%d,%.5f\n", (long long)x.shape.m, (long long)x.shape.n,
+                  (long long)x.shape.k, x.step.c_str(), x.round, x.index, x.ms);
+    raw << line;
+  }
   std::ofstream json(json_path);
   json << "{\n  \"gpu\": \"" << json_escape(dev.prop.name) << "\",\n  \"sm_count\": " << dev.prop.multiProcessorCount
        << ",\n  \"compute_capability\": \"" << dev.prop.major << "." << dev.prop.minor << "\",\n  \"kernel\": \""
@@ -302,10 +345,11 @@ int run(const Args& args) {
        << json_escape(clocks_now) << "\",\n  \"l2_bytes\": " << dev.prop.l2CacheSize << ",\n  \"driver\": \""
        << json_escape(driver) << "\",\n  \"driver_cuda_api\": " << driver_api << ",\n  \"cuda_runtime\": \"" << cuda
        << "\",\n  \"cublas\": \"" << cublas_v << "\",\n  \"date_utc\": \"" << date << "\",\n  \"iters\": "
-       << args.iters << ",\n  \"warmup\": " << args.warmup << ",\n  \"dense_fp16_peak_tflops\": " << peak
+       << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"csv\": \"ladder.csv\"\n}\n";
-  if (!csv || !json) throw hg::UsageError("cannot write " + csv_path + " or " + json_path);
-  std::printf("\nwrote %s and %s\n", csv_path.c_str(), json_path.c_str());
+  if (!csv || !json || !raw)
+    throw hg::UsageError("cannot write " + csv_path + ", " + json_path + " or " + samples_path);
+  std::printf("\nwrote %s, %s and %s\n", csv_path.c_str(), json_path.c_str(), samples_path.c_str());
   return all_verified ? 0 : 1;
 }
 
