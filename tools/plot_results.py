@@ -108,7 +108,8 @@ def main():
     args = sys.argv[1:]
     check = "--check" in args
     args = [a for a in args if a != "--check"]
-    results_dir = pathlib.Path(args[0]) if args else ROOT / "docs" / "results"
+    # resolve(): a relative OUT_DIR (tools/run_benchmark.sh passes docs/results) must compare with ROOT.
+    results_dir = pathlib.Path(args[0]).resolve() if args else ROOT / "docs" / "results"
     meta, rows, shapes = load(results_dir)
     block = table(meta, rows, shapes)
     targets = {results_dir / "ladder.svg": svg(meta, rows, shapes)}
