@@ -15,7 +15,7 @@ const std::vector<BreakInfo>& all_breaks() {
       {Break::kNoPhaseFlip, "no-phase-flip", "sm100",
        "never flip phase_mma: from the second K tile on, the MMA wait returns before the MMA is done"},
       {Break::kNoWgmmaWait, "no-wgmma-wait", "sm90",
-       "drop wgmma.wait_group 0: the next copy overwrites SMEM the wgmma is still reading"},
+       "drop the K-loop's wgmma.wait_group 0: the next copy or TMA load overwrites SMEM the wgmma still reads"},
       {Break::kSwapTileOffsets, "swap-tile-offsets", "both",
        "write each tile at the transposed tile position (row and column offsets swapped; square grids only)"},
       {Break::kShortExpectTx, "short-expect-tx", "both",

@@ -120,6 +120,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading SMEM
     // [mma]
   }
+  // --break no-wgmma-wait drops only the K-loop's wait; the accumulator still needs one before it is read.
+  if constexpr (BREAK == hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();
 
   // [epilogue]
   // --- Writeback: registers -> GMEM (wgmma accumulator fragment layout) -----------------------------------

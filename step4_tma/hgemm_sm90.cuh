@@ -130,6 +130,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     phase_tma ^= 1;  // tma_bar completed one phase this iteration: next time, wait on the other parity
     // [mma]
   }
+  // --break no-wgmma-wait drops only the K-loop's wait; the accumulator still needs one before it is read.
+  if constexpr (BREAK == hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();
 
   // [epilogue]
   // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
@@ -187,6 +189,7 @@ inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kShortExpectTx: return prepare_variant<hg::Break::kShortExpectTx>(g);
     case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);
+    case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);  // step 2's, racing a TMA load
     default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
   }
 }

@@ -154,6 +154,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (stage == PIPE_DEPTH - 1 && BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
     // [mma]
   }
+  // --break no-wgmma-wait drops only the K-loop's wait; the accumulator still needs one before it is read.
+  if constexpr (BREAK == hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();
 
   // [epilogue]
   // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
@@ -210,6 +212,7 @@ inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kNoTmaPhaseFlip: return prepare_variant<hg::Break::kNoTmaPhaseFlip>(g);
+    case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);  // the stage refilled too early
     default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
   }
 }

@@ -6,6 +6,6 @@
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step5_pipeline", "a ring of PIPE_DEPTH SMEM stages: loads run ahead of the MMA",
                           {4096, 4096, 4096}, hg::ShapeRule::kTiled, sm90::prepare, sm100::prepare,
-                          {hg::Break::kNoTmaPhaseFlip}};
+                          {hg::Break::kNoTmaPhaseFlip, hg::Break::kNoWgmmaWait}};
   return hg::run_step(spec, argc, argv);
 }

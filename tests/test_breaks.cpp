@@ -51,7 +51,7 @@ TEST_CASE("break_list: one line per offered switch, with its kernel") {
   const std::string text = hg::break_list({Break::kNoPhaseFlip, Break::kNoWgmmaWait}, "step2_kloop");
   CHECK(text.find("step2_kloop: contract switches") == 0);
   CHECK(text.find("  no-phase-flip         sm100  never flip phase_mma") != std::string::npos);
-  CHECK(text.find("  no-wgmma-wait         sm90   drop wgmma.wait_group 0") != std::string::npos);
+  CHECK(text.find("  no-wgmma-wait         sm90   drop the K-loop's wgmma.wait_group 0") != std::string::npos);
   CHECK(text.find("no-cta-sync") == std::string::npos);
 }
 
