@@ -137,10 +137,6 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
   return out;
 }
 
-TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream) {
-  return time_interleaved({launch}, warmup, iters, 1, stream).front();
-}
-
 /// cuBLAS computing the same D = A * B^T: cuBLAS is column-major, so it computes D^T (N x M, ld N) =
 /// B (N x K row-major = K x N column-major, transposed) * A^T (K x M column-major) (DESIGN section 6).
 void cublas_gemm(cublasHandle_t handle, const GemmArgs& g) {

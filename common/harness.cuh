@@ -68,13 +68,11 @@ void check_kernel(const std::string& what, cudaStream_t stream);
 /// "" when the problem's buffers fit in free GPU memory and host memory for checking, else the reason.
 std::string check_memory(const Shape& s);
 
-/// Times `launch(i)` with CUDA events around every launch; i counts warm-up launches first.
-TimingStats time_launches(const std::function<void(int)>& launch, int warmup, int iters, cudaStream_t stream);
-
-/// Times several kernels against each other: after `warmup` launches of each, `rounds` rounds in which every
-/// kernel in turn runs iters/rounds timed launches. Interleaving spreads clock and thermal drift over all of
-/// them instead of charging it to whichever runs last. Returns one summary per kernel, in order; `samples`,
-/// when given, receives every timed launch in ms, [kernel][launch], in launch order.
+/// Times kernels with CUDA events around every launch (`launch(i)`: i counts warm-up launches first): after
+/// `warmup` launches of each, `rounds` rounds in which every kernel in turn runs iters/rounds timed launches.
+/// Interleaving spreads clock and power drift over all of them instead of charging it to whichever runs last.
+/// Returns one summary per kernel, in order; `samples`, when given, receives every timed launch in ms,
+/// [kernel][launch], in launch order.
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup,
                                           int iters, int rounds, cudaStream_t stream,
                                           std::vector<std::vector<double>>* samples = nullptr);

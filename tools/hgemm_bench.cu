@@ -84,7 +84,8 @@ struct Args {
 
 const char* kUsage =
     "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n"
-    "                   [--rounds R (default 20; iters must be a multiple)] [--seed S] [--out DIR (default bench_out)]\n"
+    "                   [--rounds R (default 20; iters must be a multiple)] [--seed S]\n"
+    "                   [--out DIR (default bench_out)]\n"
     "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns.\n"
     "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection).\n";
 
@@ -345,7 +346,8 @@ int run(const Args& args) {
        << json_escape(clocks_now) << "\",\n  \"l2_bytes\": " << dev.prop.l2CacheSize << ",\n  \"driver\": \""
        << json_escape(driver) << "\",\n  \"driver_cuda_api\": " << driver_api << ",\n  \"cuda_runtime\": \"" << cuda
        << "\",\n  \"cublas\": \"" << cublas_v << "\",\n  \"date_utc\": \"" << date << "\",\n  \"iters\": "
-       << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup << ",\n  \"dense_fp16_peak_tflops\": " << peak
+       << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup
+       << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"csv\": \"ladder.csv\"\n}\n";
   if (!csv || !json || !raw)
     throw hg::UsageError("cannot write " + csv_path + ", " + json_path + " or " + samples_path);
