@@ -1,12 +1,11 @@
-// common/check.cuh: every CUDA runtime and cuBLAS call is checked, and a failure names the call.
+// common/check.cuh: every CUDA runtime call is checked, and a failure names the call.
 //
 // HG_CUDA_CHECK(cudaMalloc(&p, n)) throws hg::CudaError("cudaMalloc(&p, n) failed: out of memory
-// (cudaErrorMemoryAllocation) at common/runner.cu:42 - <what to do>"). The verify binary turns it into
-// exit code 3 (DESIGN section 6).
+// (cudaErrorMemoryAllocation) at common/harness.cu:42 - <what to do>"). The verify binary turns it into
+// exit code 3. Host code; the runtime API only (cuBLAS calls are checked in common/harness.cuh).
 #pragma once
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 
 #include <stdexcept>
 #include <string>
@@ -15,11 +14,6 @@ namespace hg {
 
 struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-/// A kernel stopped by the mbarrier watchdog; what() is the "deadlock: ..." report (common/watchdog.hpp).
-struct DeadlockError : CudaError {
-  using CudaError::CudaError;
 };
 
 /// A short hint for the errors a reader is most likely to meet.
@@ -43,22 +37,10 @@ inline const char* cuda_error_hint(cudaError_t err) {
                   ") at " + file + ":" + std::to_string(line) + " - " + cuda_error_hint(err));
 }
 
-[[noreturn]] inline void throw_cublas_error(cublasStatus_t st, const char* call, const char* file, int line) {
-  throw CudaError(std::string(call) + " failed: " + cublasGetStatusString(st) + " (status " +
-                  std::to_string(int(st)) + ") at " + file + ":" + std::to_string(line) +
-                  " - check the cuBLAS installation and the problem size");
-}
-
 }  // namespace hg
 
 #define HG_CUDA_CHECK(call)                                                           \
   do {                                                                                \
     const cudaError_t hg_err_ = (call);                                               \
     if (hg_err_ != cudaSuccess) ::hg::throw_cuda_error(hg_err_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-#define HG_CUBLAS_CHECK(call)                                                           \
-  do {                                                                                  \
-    const cublasStatus_t hg_st_ = (call);                                               \
-    if (hg_st_ != CUBLAS_STATUS_SUCCESS) ::hg::throw_cublas_error(hg_st_, #call, __FILE__, __LINE__); \
   } while (0)

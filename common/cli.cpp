@@ -112,7 +112,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
 
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
-                             flag == "--save" || flag == "--break";
+                             flag == "--save" || flag == "--break" || flag == "--pipe-depth";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -138,6 +138,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--warmup") opt.warmup = int(parse_bounded(flag, value, 0, 100000));
     else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
+    else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
   }
   return opt;
@@ -193,7 +194,8 @@ void prepare_save_dir(const std::string& dir) {
   fs::remove(probe, ec);
 }
 
-std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults) {
+std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
+                  const std::vector<int>& pipe_depths) {
   const Options d;  // the defaults of everything but the shape
   std::ostringstream out;
   out << step_name << ": " << what_it_adds << "\n"
@@ -212,7 +214,14 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --warmup N              untimed launches before timing, 0 to 100000 (default " << d.warmup << ")\n"
       << "  --iters N               timed launches, 1 to 100000 (default " << d.iters << ")\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
-      << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n"
+      << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
+  if (!pipe_depths.empty()) {
+    std::string choices;
+    for (int d : pipe_depths) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
+    out << "  --pipe-depth N          stages of the shared-memory ring: " << choices << " (default "
+        << pipe_depths.front() << ")\n";
+  }
+  out
       << "  --help, -h              print this help and exit\n"
       << "Sizes range from 1 to " << kMaxDim << "; the step may accept fewer shapes.\n"
       << "\n"

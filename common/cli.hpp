@@ -1,4 +1,4 @@
-// common/cli.hpp: the command line shared by every step's verify binary (DESIGN section 6).
+// common/cli.hpp: the command line shared by every step's verify binary.
 //
 // Parsing is pure host code: it never touches the GPU, so a bad argument is reported (exit code 2)
 // before any CUDA call, and the CPU tests can exercise every rule.
@@ -9,16 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "common/gemm.hpp"
+
 namespace hg {
 
 /// Thrown for every bad input; `what()` is the one-line reason shown to the user (exit code 2).
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-/// GEMM problem size: D (M x N) = A (M x K) * B (N x K)^T.
-struct Shape {
-  int64_t m = 0, n = 0, k = 0;
 };
 
 /// `random`: fp16 samples of a standard normal distribution (what the benchmarks time).
@@ -28,15 +25,12 @@ enum class InitMode { kRandom, kInt };
 /// Which kernel to run. `auto` follows the GPU's compute capability; the others only restrict it.
 enum class ArchChoice { kAuto, kSm90, kSm100 };
 
-/// Which shapes a step accepts (DESIGN section 5, rule 4).
+/// Which shapes a step accepts; every step refuses the others before any GPU work (exit code 2).
 enum class ShapeRule {
   kSingleTile,        ///< exactly 128 x 128 x 64 (step 1)
   kSingleOutputTile,  ///< M = N = 128, K a multiple of 64 (step 2)
   kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps 3 to 6)
 };
-
-/// Tile sizes every step uses (DESIGN section 2).
-inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
 
 /// Largest accepted dimension. Bigger sizes cannot fit in any GPU's memory; the bound also keeps every
 /// element count far below 2^63 so that size arithmetic cannot overflow.
@@ -52,6 +46,7 @@ struct Options {
   int iters = 100;                       ///< --iters N (>= 1), timed launches
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
   std::string break_name;                ///< --break NAME: a contract switch (common/breaks.hpp), or "list"
+  int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default
   bool help = false;                     ///< --help: print usage, exit 0
 };
 
@@ -70,8 +65,10 @@ std::string check_shape(const Shape& shape, ShapeRule rule, const std::string& s
 /// Makes sure --save DIR exists (creating it if needed) and is a writable directory; throws UsageError.
 void prepare_save_dir(const std::string& dir);
 
-/// The --help text of a step.
-std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults);
+/// The --help text of a step. `pipe_depths`: the ring depths it accepts, default first (empty: no ring, and
+/// no --pipe-depth line).
+std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
+                  const std::vector<int>& pipe_depths = {});
 
 const char* to_string(InitMode mode);
 const char* to_string(ArchChoice arch);

@@ -7,28 +7,14 @@
 #include <cstdio>
 
 #include "common/reference.cuh"
-#include "common/watchdog.hpp"
+#include "common/watchdog.cuh"
 
 namespace hg {
 namespace {
 
 double gib(double bytes) { return bytes / double(1ull << 30); }
 
-WatchdogReport* g_watchdog_host = nullptr;  // page-locked, mapped: readable even after a trap
-
 }  // namespace
-
-WatchdogReport* watchdog_device_report() {
-  if (g_watchdog_host == nullptr) {
-    HG_CUDA_CHECK(cudaHostAlloc(&g_watchdog_host, sizeof(WatchdogReport), cudaHostAllocMapped));
-    *g_watchdog_host = WatchdogReport{};
-  }
-  WatchdogReport* dev = nullptr;
-  HG_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), g_watchdog_host, 0));
-  return dev;
-}
-
-const volatile WatchdogReport* watchdog_host_report() { return g_watchdog_host; }
 
 std::string find_device(ArchChoice wanted, Device& dev) {
   int count = 0;
@@ -138,7 +124,8 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
 }
 
 /// cuBLAS computing the same D = A * B^T: cuBLAS is column-major, so it computes D^T (N x M, ld N) =
-/// B (N x K row-major = K x N column-major, transposed) * A^T (K x M column-major) (DESIGN section 6).
+/// B (N x K row-major = K x N column-major, transposed) * A^T (K x M column-major): transa = T on B with
+/// lda = K, transb = N on A with ldb = K, ldc = N.
 void cublas_gemm(cublasHandle_t handle, const GemmArgs& g) {
   const float alpha = 1.0f, beta = 0.0f;
   HG_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.B, CUDA_R_16F, g.k,

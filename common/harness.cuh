@@ -14,11 +14,24 @@
 
 #include "common/check.cuh"
 #include "common/cli.hpp"
+#include "common/gemm.hpp"
 #include "common/stats.hpp"
-#include "common/step.cuh"
 #include "common/verify.hpp"
 
 namespace hg {
+
+[[noreturn]] inline void throw_cublas_error(cublasStatus_t st, const char* call, const char* file, int line) {
+  throw CudaError(std::string(call) + " failed: " + cublasGetStatusString(st) + " (status " +
+                  std::to_string(int(st)) + ") at " + file + ":" + std::to_string(line) +
+                  " - check the cuBLAS installation and the problem size");
+}
+
+/// HG_CUDA_CHECK (common/check.cuh) for cuBLAS calls.
+#define HG_CUBLAS_CHECK(call)                                                           \
+  do {                                                                                  \
+    const cublasStatus_t hg_st_ = (call);                                               \
+    if (hg_st_ != CUBLAS_STATUS_SUCCESS) ::hg::throw_cublas_error(hg_st_, #call, __FILE__, __LINE__); \
+  } while (0)
 
 /// Owns one cudaMalloc allocation of `count` elements of T.
 template <typename T>
@@ -62,7 +75,8 @@ struct Device {
 /// Returns "" and fills `dev`, or the one-line reason why no supported GPU is usable (exit 77).
 std::string find_device(ArchChoice wanted, Device& dev);
 
-/// Throws CudaError naming the kernel when its launch or its execution failed.
+/// Throws CudaError naming the kernel when its launch or its execution failed, or DeadlockError with the
+/// watchdog's report when a wait of the kernel never completed (common/watchdog.cuh).
 void check_kernel(const std::string& what, cudaStream_t stream);
 
 /// "" when the problem's buffers fit in free GPU memory and host memory for checking, else the reason.
@@ -77,7 +91,7 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
                                           int iters, int rounds, cudaStream_t stream,
                                           std::vector<std::vector<double>>* samples = nullptr);
 
-/// cuBLAS computing the same D = A * B^T (DESIGN section 6).
+/// cuBLAS computing the same D = A * B^T.
 void cublas_gemm(cublasHandle_t handle, const GemmArgs& g);
 
 struct CublasHandle {

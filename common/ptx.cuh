@@ -1,39 +1,32 @@
-// common/ptx.cuh: the few PTX instructions CCCL's cuda::ptx does not wrap, plus two tiny address helpers.
+// common/ptx.cuh: one prefix for every instruction a step kernel issues.
 //
-// The step kernels call cuda::ptx (#include <cuda/ptx>) for everything it covers: tcgen05 alloc / mma /
-// commit / ld / wait / fence / dealloc, mbarrier init / arrive / try_wait, fences, cp.async.bulk(.tensor).
-// What is left is written here as inline asm, each function wrapping ONE instruction (DESIGN section 5,
-// rule 3), with the PTX ISA section it implements:
-//   elect.sync                       PTX ISA "Parallel Synchronization and Communication: elect.sync"
-//   wgmma.fence / commit_group / wait_group / mma_async
-//                                    PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"
+// A kernel writes `namespace ptx = hg::ptx;` and calls ptx::<instruction> for all of them. hg::ptx re-exports
+// CCCL's cuda::ptx (#include <cuda/ptx>: tcgen05 alloc / mma / commit / ld / wait / fence / dealloc, mbarrier
+// init / arrive / expect_tx / try_wait, fences, cp.async.bulk(.tensor) and its bulk groups), whose names
+// mirror the PTX mnemonics, and adds the few instructions CCCL does not wrap, as inline asm, one instruction
+// per function, each with the PTX ISA section it implements:
+//   elect_sync                     PTX ISA "Parallel Synchronization and Communication Instructions: elect.sync"
+//   wgmma_fence, wgmma_commit_group, wgmma_wait_group, wgmma_m64n128k16_f16
+//                                  PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
+//                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
+//                                  wgmma.mma_async)
+// One more lives in common/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
+// mbarrier.try_wait.parity loop every wait of the kernels goes through.
+//
+// Device code only; the two address helpers at the end are in namespace hg (they are not instructions).
 #pragma once
 
 #include <cuda/ptx>
 
 #include <cstdint>
 
-#include "common/check.cuh"
-#include "common/watchdog.hpp"
+namespace hg::ptx {
 
-namespace hg {
+using namespace cuda::ptx;  // everything CCCL wraps, under the same names
 
-/// Shared-state-space address of a generic pointer into shared memory (what descriptors and mbarrier
-/// operands take).
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/// Rounds the dynamic shared-memory base up to the 1024-byte swizzle period (the launch reserves the
-/// slack). Same role as the seed's pool.move_base_to(1024).
-__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* p) {
-  const uint32_t addr = smem_u32(p);
-  return p + (((addr + 1023u) & ~1023u) - addr);
-}
-
-/// elect.sync: exactly one active lane of the warp gets true (sm_90+). Used where the seed calls
-/// T.ptx.elect_sync(): the issuer of the Blackwell MMA.
-__device__ __forceinline__ bool elect_one_sync() {
+/// elect.sync: exactly one active lane of the warp gets true (sm_90+). The Blackwell kernels elect the one
+/// thread that issues tcgen05.mma for the whole CTA.
+__device__ __forceinline__ bool elect_sync() {
   uint32_t elected = 0;
   asm volatile(
       "{\n\t.reg .pred P;\n\t"
@@ -41,60 +34,6 @@ __device__ __forceinline__ bool elect_one_sync() {
       "selp.u32 %0, 1, 0, P;\n\t}"
       : "=r"(elected));
   return elected != 0;
-}
-
-// ------------------------------------------------------------------------------------------------------
-// mbarrier wait with a watchdog (common/watchdog.hpp)
-// ------------------------------------------------------------------------------------------------------
-
-/// Where this translation unit's kernels report a timed-out wait (each translation unit has its own copy;
-/// arm_watchdog sets it). Null: a timed-out wait traps without a report.
-static __device__ WatchdogReport* g_watchdog_report = nullptr;
-
-/// %globaltimer: a nanosecond clock common to the whole GPU (PTX ISA, "Special Registers: %globaltimer").
-__device__ __forceinline__ uint64_t globaltimer_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-/// The cold path of a wait that never completed: record who waited for what, then stop the kernel.
-static __device__ __noinline__ void watchdog_fire(const uint64_t* bar, uint32_t phase, uint64_t waited_ns) {
-  WatchdogReport* r = g_watchdog_report;
-  if (r != nullptr && atomicCAS(&r->fired, 0u, 1u) == 0u) {  // the first thread to time out reports
-    volatile WatchdogReport* v = r;
-    v->block_x = blockIdx.x;
-    v->block_y = blockIdx.y;
-    v->thread = threadIdx.x;
-    v->smem_offset = smem_u32(bar) & 1023u;  // offset from the 1024-aligned base of the step's SMEM map
-    v->phase = phase;
-    v->waited_ns = waited_ns;
-    __threadfence_system();  // the report reaches host memory before the trap ends the kernel
-  }
-  __trap();
-}
-
-/// Waits until the phase with parity `phase` of `bar` has completed: mbarrier.try_wait.parity in a loop
-/// (try_wait, unlike test_wait, lets the hardware suspend the thread for a while). This is the seed's
-/// T.ptx.mbarrier.try_wait(bar, phase): it returns once the barrier has LEFT phase `phase`. A wait that
-/// succeeds at once reads no clock; one still pending after kWatchdogNs is reported and trapped.
-__device__ __forceinline__ void mbarrier_wait_parity(uint64_t* bar, uint32_t phase) {
-  if (cuda::ptx::mbarrier_try_wait_parity(bar, phase)) return;
-  const uint64_t start = globaltimer_ns();
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
-    const uint64_t waited = globaltimer_ns() - start;
-    if (waited > kWatchdogNs) watchdog_fire(bar, phase, waited);
-  }
-}
-
-/// Points this translation unit's kernels at the host-mapped watchdog report. Called by every step's
-/// prepare(); does its work once.
-static inline void arm_watchdog() {
-  static bool armed = false;
-  if (armed) return;
-  WatchdogReport* report = watchdog_device_report();
-  HG_CUDA_CHECK(cudaMemcpyToSymbol(g_watchdog_report, &report, sizeof report));
-  armed = true;
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -147,6 +86,23 @@ __device__ __forceinline__ void wgmma_m64n128k16_f16(float (&d)[64], uint64_t de
         "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d)
       : "memory");
+}
+
+}  // namespace hg::ptx
+
+namespace hg {
+
+/// Shared-state-space address of a generic pointer into shared memory (what descriptors and mbarrier
+/// operands take): cvta.to.shared, written by nvcc's intrinsic.
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Rounds the dynamic shared-memory base up to the 1024-byte period of the 128B swizzle (the launch reserves
+/// the slack), so every swizzled tile of the kernel's map starts on a 1024-byte boundary.
+__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* p) {
+  const uint32_t addr = smem_u32(p);
+  return p + (((addr + 1023u) & ~1023u) - addr);
 }
 
 }  // namespace hg

@@ -3,7 +3,7 @@
 // A deliberately simple tiled CUDA-core kernel (no tensor cores, no async copies, nothing shared with the
 // step kernels): ref[i][j] = sum_k A[i][k]*B[j][k] and mag[i][j] = sum_k |A[i][k]*B[j][k]|, both fp32.
 // mag feeds the verifier's error bound. The GPU test gpu/reference checks it against the CPU fp64
-// reference of common/cpu_reference.hpp.
+// reference of tests/cpu_reference.hpp.
 #pragma once
 
 #include <cuda_fp16.h>

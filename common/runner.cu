@@ -1,4 +1,4 @@
-// common/runner.cu: the verify binary every step shares (DESIGN section 6).
+// common/runner.cu: the verify binary every step shares (see runner.hpp).
 //
 // Order: parse and validate the arguments (exit 2, no CUDA call yet); find a supported GPU (exit 77);
 // allocate, fill, poison D, run the step's kernel, run the reference, verify (exit 0 or 1); optionally
@@ -8,19 +8,40 @@
 #include <string>
 #include <vector>
 
+#include "common/runner.hpp"
+
 #include "common/breaks.hpp"
 #include "common/check.cuh"
 #include "common/cli.hpp"
 #include "common/harness.cuh"
 #include "common/npy.hpp"
 #include "common/reference.cuh"
-#include "common/step.cuh"
 #include "common/verify.hpp"
+#include "common/watchdog.cuh"
 
 namespace hg {
 namespace {
 
 enum ExitCode { kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitCuda = 3, kExitNoGpu = 77 };
+
+/// The ring depth to build: --pipe-depth when given (one the step offers), else the step's default. Steps
+/// without a ring refuse the flag and keep Variant's default, which their kernels ignore.
+int resolve_pipe_depth(int requested, const StepSpec& spec) {
+  if (spec.pipe_depths.empty()) {
+    if (requested != 0)
+      throw UsageError(std::string(spec.name) + " has no shared-memory ring: --pipe-depth is for the steps "
+                       "that have one");
+    return Variant{}.pipe_depth;
+  }
+  if (requested == 0) return spec.pipe_depths.front();
+  std::string choices;
+  for (int d : spec.pipe_depths) {
+    if (d == requested) return d;
+    choices += (choices.empty() ? "" : ", ") + std::to_string(d);
+  }
+  throw UsageError("--pipe-depth must be one of " + choices + " for " + spec.name + ", got " +
+                   std::to_string(requested));
+}
 
 void save_npy(const std::string& dir, const GemmArgs& g) {
   auto save = [&](const char* name, const __half* src, int64_t rows, int64_t cols) {
@@ -65,7 +86,8 @@ std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmA
   return line;
 }
 
-int run(const StepSpec& spec, const Options& opt, Break brk) {
+int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
+  const Break brk = variant.brk;
   Device dev;
   const std::string no_gpu = find_device(opt.arch, dev);
   if (!no_gpu.empty()) {
@@ -86,7 +108,7 @@ int run(const StepSpec& spec, const Options& opt, Break brk) {
       return kExitUsage;
     }
   }
-  const auto prepare = [&](const GemmArgs& g) { return prepare_fn(g, brk); };
+  const auto prepare = [&](const GemmArgs& g) { return prepare_fn(g, variant); };
   const Shape& s = opt.shape;
 
   Stream stream;
@@ -108,11 +130,13 @@ int run(const StepSpec& spec, const Options& opt, Break brk) {
   std::string timing;
   if (opt.bench && report.pass) timing = bench(spec, prepare, dev, opt, g, stream.s);
 
-  const std::string broken = brk == Break::kNone ? "" : std::string(" break=") + break_info(brk).name;
+  std::string variant_text;
+  if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
+  if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
   std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s %s%s\n", spec.name, to_string(dev.arch),
               dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
-              (unsigned long long)opt.seed, broken.c_str(), report.summary().c_str(), report.pass ? "PASS" : "FAIL",
-              timing.c_str());
+              (unsigned long long)opt.seed, variant_text.c_str(), report.summary().c_str(),
+              report.pass ? "PASS" : "FAIL", timing.c_str());
   return report.pass ? kExitPass : kExitFail;
 }
 
@@ -120,18 +144,19 @@ int run(const StepSpec& spec, const Options& opt, Break brk) {
 
 int run_step(const StepSpec& spec, int argc, char** argv) {
   Options opt;
-  Break brk = Break::kNone;
+  Variant variant;
   try {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
-      std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape).c_str());
+      std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths).c_str());
       return kExitPass;
     }
     if (opt.break_name == "list") {
       std::printf("%s", break_list(spec.breaks, spec.name).c_str());
       return kExitPass;
     }
-    brk = resolve_break(opt.break_name, spec.breaks, spec.name);
+    variant.brk = resolve_break(opt.break_name, spec.breaks, spec.name);
+    variant.pipe_depth = resolve_pipe_depth(opt.pipe_depth, spec);
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);
@@ -142,7 +167,7 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    return run(spec, opt, brk);
+    return run(spec, opt, variant);
   } catch (const DeadlockError& e) {  // the watchdog stopped a wait that would never have completed
     std::fprintf(stderr, "%s: %s\n", spec.name, e.what());
     return kExitCuda;

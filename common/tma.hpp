@@ -1,11 +1,16 @@
-// common/tma.hpp: the geometry of a TMA tensor map for a row-major fp16 matrix, checked on the host.
+// common/tma.hpp: TMA tensor maps for row-major fp16 matrices, built on the host.
 //
 // cuTensorMapEncodeTiled takes dimensions, strides and a box, innermost dimension first, and rejects bad
-// geometry with a bare CUDA_ERROR_INVALID_VALUE. This builder checks every rule first and names the one a
+// geometry with a bare CUDA_ERROR_INVALID_VALUE. make_tma_tile_2d checks every rule first and names the one a
 // geometry breaks (CUDA Driver API reference, cuTensorMapEncodeTiled: requirements on globalAddress,
-// globalDim, globalStrides, boxDim, elementStrides and the swizzle span). Pure host code: the CPU tests
-// call it directly; common/tma.cuh turns its result into a CUtensorMap.
+// globalDim, globalStrides, boxDim, elementStrides and the swizzle span); the CPU tests call it directly.
+// make_tensor_map_2d then encodes the map. The binaries must start on machines without a GPU driver (they
+// then exit 77), so libcuda is never linked: cuTensorMapEncodeTiled is looked up at run time with
+// cudaGetDriverEntryPointByVersion.
 #pragma once
+
+#include <cuda.h>  // CUtensorMap and the driver enums (header only: no libcuda link)
+#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -30,5 +35,10 @@ struct TmaTile2D {
 /// Geometry of a `rows` x `cols` row-major fp16 matrix at `address`, moved in boxes of box_rows x box_cols
 /// with the 128B swizzle. Throws TmaGeometryError naming the first broken rule.
 TmaTile2D make_tma_tile_2d(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols);
+
+/// Tensor map for a `rows` x `cols` row-major fp16 matrix moved in box_rows x box_cols boxes, 128B swizzle.
+/// Throws TmaGeometryError for bad geometry and CudaError if the driver refuses it.
+CUtensorMap make_tensor_map_2d(const __half* base, uint64_t rows, uint64_t cols, uint32_t box_rows,
+                               uint32_t box_cols);
 
 }  // namespace hg

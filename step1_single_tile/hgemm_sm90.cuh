@@ -25,18 +25,19 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
 
-namespace sm90 {
+namespace step1::sm90 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
@@ -47,7 +48,7 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [mma]
   // --- Compute: the warpgroup issues wgmma for both 64-row halves ----------------------------------------
-  hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+  ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
   for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
     // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
@@ -100,11 +101,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
       // k = 0 overwrites the accumulator (scale-d = 0); later K steps add to it.
-      hg::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_desc, k), k > 0);
+      ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_desc, k), k > 0);
     }
   }
-  hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-  hg::wgmma_wait_group<0>();  // wgmma is asynchronous: the accumulator registers are final only now
+  ptx::wgmma_commit_group();   // close the 8 wgmma above into one group
+  ptx::wgmma_wait_group<0>();  // wgmma is asynchronous: the accumulator registers are final only now
   // [mma]
 
   // [epilogue]
@@ -128,8 +129,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a single CTA of 128 threads computes the single 128 x 128 tile.
 template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(1, 1), block(kThreads);
   return [=](cudaStream_t stream) {
@@ -137,13 +137,13 @@ inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
+/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kNoCtaSync: return prepare_variant<hg::Break::kNoCtaSync>(g);
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm90
+}  // namespace step1::sm90

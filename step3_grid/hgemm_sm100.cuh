@@ -28,23 +28,25 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
+#include "common/watchdog.cuh"
 
-namespace sm100 {
+namespace step3::sm100 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -53,7 +55,7 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,
@@ -84,7 +86,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
@@ -123,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
     // threads issued it, the tile would be computed 128 times.
     if (warp_id == 0) {
-      if (hg::elect_one_sync()) {
+      if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
         const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
         const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // [wait]
     // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-    hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+    ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
     if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
     ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
     // [wait]
@@ -180,8 +182,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile.
 template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
@@ -189,13 +192,13 @@ inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
+/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kSwapTileOffsets: return prepare_variant<hg::Break::kSwapTileOffsets>(g);
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm100
+}  // namespace step3::sm100

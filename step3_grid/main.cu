@@ -1,11 +1,11 @@
 // step3_grid: verify binary. Run with --help for the flags; README.md for what this step teaches.
-#include "common/step.cuh"
+#include "common/runner.hpp"
 #include "step3_grid/hgemm_sm100.cuh"
 #include "step3_grid/hgemm_sm90.cuh"
 
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step3_grid", "a 2D grid of CTAs, one per 128 x 128 output tile",
-                          {2048, 2048, 2048}, hg::ShapeRule::kTiled, sm90::prepare, sm100::prepare,
+                          {2048, 2048, 2048}, hg::ShapeRule::kTiled, step3::sm90::prepare, step3::sm100::prepare,
                           {hg::Break::kSwapTileOffsets}};
   return hg::run_step(spec, argc, argv);
 }

@@ -28,24 +28,26 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
-#include "common/tma.cuh"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
 
-namespace sm100 {
+namespace step4::sm100 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -58,7 +60,7 @@ constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to ali
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
@@ -94,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
@@ -123,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
     if (tid == 0) tma_load(i);
-    hg::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+    ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
     ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
     // [load]
 
@@ -132,7 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
     // threads issued it, the tile would be computed 128 times.
     if (warp_id == 0) {
-      if (hg::elect_one_sync()) {
+      if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
         const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
         const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // [wait]
     // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-    hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+    ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
     phase_tma ^= 1;  // tma_bar completed one phase this iteration too: next time, wait on the other parity
     if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
     ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
@@ -165,7 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
   ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
-  __syncthreads();  // as the seed: every warp has its rows in registers before the staging tile is written
+  __syncthreads();  // as the original: every warp has its rows in registers before the staging tile is written
 
   // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
   const int row = warp_id * 32 + lane_id;
@@ -207,8 +209,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
 template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}, {kSmemTmaBar, 1, "tma_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
@@ -219,14 +222,14 @@ inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
+/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kShortExpectTx: return prepare_variant<hg::Break::kShortExpectTx>(g);
     case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm100
+}  // namespace step4::sm100

@@ -26,19 +26,21 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
-#include "common/tma.cuh"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
 
-namespace sm90 {
+namespace step4::sm90 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
@@ -53,7 +55,7 @@ constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to ali
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
@@ -107,12 +109,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
     if (tid == 0) tma_load(i);
-    hg::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+    ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
     // [load]
 
     // [mma]
     // --- Compute: the warpgroup issues wgmma for both 64-row halves --------------------------------------
-    hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+    ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
@@ -121,17 +123,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
         // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
         // one, in this K tile and in all the following ones, adds to it.
-        hg::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_desc, k),
+        ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_desc, k),
                                  i > 0 || k > 0);
       }
     }
-    hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-    if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading SMEM
+    ptx::wgmma_commit_group();   // close the 8 wgmma above into one group
+    if constexpr (BREAK != hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();  // done reading SMEM
     phase_tma ^= 1;  // tma_bar completed one phase this iteration: next time, wait on the other parity
     // [mma]
   }
   // --break no-wgmma-wait drops only the K-loop's wait; the accumulator still needs one before it is read.
-  if constexpr (BREAK == hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();
+  if constexpr (BREAK == hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();
 
   // [epilogue]
   // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
@@ -171,8 +173,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
 template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, 1, "tma_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
@@ -183,15 +186,15 @@ inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
+/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.brk) {
     case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
     case hg::Break::kShortExpectTx: return prepare_variant<hg::Break::kShortExpectTx>(g);
     case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);
     case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);  // step 2's, racing a TMA load
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm90
+}  // namespace step4::sm90

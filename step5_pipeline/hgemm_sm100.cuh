@@ -26,31 +26,26 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
-#include "common/tma.cuh"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
 
-namespace sm100 {
+namespace step5::sm100 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-// Stages of the shared-memory ring: 2 is double buffering (the seed's choice); 3 and 4 also work (the tests
-// build them with -DHG_PIPE_DEPTH=3 and 4). Each stage costs 32 KiB of shared memory.
-#ifndef HG_PIPE_DEPTH
-#define HG_PIPE_DEPTH 2
-#endif
-constexpr int PIPE_DEPTH = HG_PIPE_DEPTH;
-static_assert(PIPE_DEPTH >= 2 && PIPE_DEPTH <= 4, "PIPE_DEPTH must be 2, 3 or 4");
-__device__ constexpr uint32_t kTmemCols = 512;       // as the seed: the whole TMEM (power of 2, >= 32)
+__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -58,14 +53,19 @@ constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-c
 constexpr int kSmemTmaBar = 16;                             // uint64[PIPE_DEPTH]: one TMA-load mbarrier per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
 constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
 constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-constexpr int kSmemD = kSmemB + PIPE_DEPTH * kTileBytes;    // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
-constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
-template <hg::Break BREAK = hg::Break::kNone>
+// PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
+// too (--pipe-depth; the tests run all three). Each stage costs 32 KiB of shared memory.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
   uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);  // [PIPE_DEPTH]
   uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // seed's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: wait for K tile i in its ring stage (prefetched PIPE_DEPTH iterations ago) ------------------
     const int stage = i % PIPE_DEPTH;
-    hg::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+    ptx::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
     ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
     // [load]
 
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
     // threads issued it, the tile would be computed 128 times.
     if (warp_id == 0) {
-      if (hg::elect_one_sync()) {
+      if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
         const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
         const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // [wait]
     // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-    hg::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
+    ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
     if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
     ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
 
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
   ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
-  __syncthreads();  // as the seed: every warp has its rows in registers before the staging tile is written
+  __syncthreads();  // as the original: every warp has its rows in registers before the staging tile is written
 
   // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
   const int row = warp_id * 32 + lane_id;
@@ -226,26 +226,39 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
-template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}, {kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<PIPE_DEPTH, BREAK><<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
-    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
-    case hg::Break::kNoTmaPhaseFlip: return prepare_variant<hg::Break::kNoTmaPhaseFlip>(g);
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kNoTmaPhaseFlip: return prepare_variant<PIPE_DEPTH, hg::Break::kNoTmaPhaseFlip>(g);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm100
+/// The instance the verify binary asks for: PIPE_DEPTH 2, 3 or 4 (--pipe-depth), the real kernel
+/// (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
+  }
+}
+
+}  // namespace step5::sm100

@@ -25,43 +25,43 @@
 // ======================================================================================================
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <stdexcept>
 
+#include "common/check.cuh"
 #include "common/descriptors.hpp"
+#include "common/gemm.hpp"
 #include "common/ptx.cuh"
-#include "common/step.cuh"
-#include "common/tma.cuh"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
 
-namespace sm90 {
+namespace step5::sm90 {
 
-namespace ptx = cuda::ptx;
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
 constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
-// Stages of the shared-memory ring: 2 is double buffering (the seed's choice); 3 and 4 also work (the tests
-// build them with -DHG_PIPE_DEPTH=3 and 4). Each stage costs 32 KiB of shared memory.
-#ifndef HG_PIPE_DEPTH
-#define HG_PIPE_DEPTH 2
-#endif
-constexpr int PIPE_DEPTH = HG_PIPE_DEPTH;
-static_assert(PIPE_DEPTH >= 2 && PIPE_DEPTH <= 4, "PIPE_DEPTH must be 2, 3 or 4");
 
 // Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
 constexpr int kSmemTmaBar = 16;                             // uint64[PIPE_DEPTH]: one TMA-load mbarrier per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
 constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
 constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-constexpr int kSmemD = kSmemB + PIPE_DEPTH * kTileBytes;    // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
-constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
-// BREAK selects a deliberately broken variant for --break (common/breaks.hpp); kNone is the real kernel.
-template <hg::Break BREAK = hg::Break::kNone>
+// PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
+// too (--pipe-depth; the tests run all three). Each stage costs 32 KiB of shared memory.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
   uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);  // [PIPE_DEPTH]
   uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -126,12 +126,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: wait for K tile i in its ring stage (prefetched PIPE_DEPTH iterations ago) ------------------
     const int stage = i % PIPE_DEPTH;
-    hg::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+    ptx::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
     // [load]
 
     // [mma]
     // --- Compute: the warpgroup issues wgmma for both 64-row halves --------------------------------------
-    hg::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+    ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
@@ -141,12 +141,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
         // one, in this K tile and in all the following ones, adds to it.
         const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
-        hg::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
+        ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
                                  i > 0 || k > 0);
       }
     }
-    hg::wgmma_commit_group();   // close the 8 wgmma above into one group
-    if constexpr (BREAK != hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();  // done reading the stage
+    ptx::wgmma_commit_group();   // close the 8 wgmma above into one group
+    if constexpr (BREAK != hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();  // done reading the stage
 
     // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
     if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [mma]
   }
   // --break no-wgmma-wait drops only the K-loop's wait; the accumulator still needs one before it is read.
-  if constexpr (BREAK == hg::Break::kNoWgmmaWait) hg::wgmma_wait_group<0>();
+  if constexpr (BREAK == hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();
 
   // [epilogue]
   // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
@@ -194,27 +194,40 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a 2D grid of M/128 x N/128 CTAs of 128 threads, one per output tile, and the three tensor
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
-template <hg::Break BREAK>
-inline hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  hg::arm_watchdog();  // a wait that never completes is reported and stopped (common/watchdog.hpp)
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<BREAK><<<grid, block, kSmemBytes, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<PIPE_DEPTH, BREAK><<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
 }
 
-/// The step's kernel (hg::Break::kNone), or one of the broken variants this step offers for --break.
-inline hg::Launcher prepare(const hg::GemmArgs& g, hg::Break brk) {
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
-    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
-    case hg::Break::kNoTmaPhaseFlip: return prepare_variant<hg::Break::kNoTmaPhaseFlip>(g);
-    case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);  // the stage refilled too early
-    default: throw hg::UsageError(std::string("this kernel has no --break ") + hg::break_info(brk).name);
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kNoTmaPhaseFlip: return prepare_variant<PIPE_DEPTH, hg::Break::kNoTmaPhaseFlip>(g);
+    case hg::Break::kNoWgmmaWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoWgmmaWait>(g);  // the stage refilled too early
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }
 
-}  // namespace sm90
+/// The instance the verify binary asks for: PIPE_DEPTH 2, 3 or 4 (--pipe-depth), the real kernel
+/// (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
+  }
+}
+
+}  // namespace step5::sm90

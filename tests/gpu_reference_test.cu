@@ -1,6 +1,6 @@
 // GPU test (label gpu): the input fill and the reference GEMM that every step is verified against are
 // themselves checked against host code: the fill against common/init.hpp evaluated on the CPU, the
-// reference GEMM against the CPU fp64 reference (common/cpu_reference.hpp). Odd shapes on purpose: the
+// reference GEMM against the CPU fp64 reference (tests/cpu_reference.hpp). Odd shapes on purpose: the
 // reference must not depend on the step kernels' tile multiples. Exit 77 without a supported GPU.
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include "common/check.cuh"
 #include "common/harness.cuh"
-#include "common/cpu_reference.hpp"
+#include "tests/cpu_reference.hpp"
 #include "common/fp16_host.hpp"
 #include "common/init.hpp"
 #include "common/reference.cuh"

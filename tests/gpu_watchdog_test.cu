@@ -1,12 +1,14 @@
 // GPU test (label gpu): the mbarrier watchdog really stops a wait that can never complete, and the report
 // reaches the host although the trap leaves the CUDA context unusable. A kernel initialises an mbarrier at
-// the shared offset the steps use for mma_bar (8), never arrives on it, and waits for its phase 0.
+// shared offset 8 of its map (named "mma_bar" in the table it arms the watchdog with, as the Blackwell
+// steps do), never arrives on it, and waits for its phase 0.
 // Takes about HG_WATCHDOG_SECONDS. Exit 77 without a supported GPU.
 #include <cstdio>
 #include <string>
 
 #include "common/harness.cuh"
 #include "common/ptx.cuh"
+#include "common/watchdog.cuh"
 
 namespace {
 
@@ -14,9 +16,9 @@ __global__ void never_arrives() {
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = hg::align_smem_1024(smem_raw);      // the steps' shared-memory map starts here
   uint64_t* bar = reinterpret_cast<uint64_t*>(smem + 8);  // offset 8: "mma_bar" in the report
-  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(bar, 1);
+  if (threadIdx.x == 0) hg::ptx::mbarrier_init(bar, 1);
   __syncthreads();
-  hg::mbarrier_wait_parity(bar, 0);  // nobody arrives: phase 0 never completes
+  hg::ptx::mbarrier_wait_parity(bar, 0);  // nobody arrives: phase 0 never completes
 }
 
 }  // namespace
@@ -29,7 +31,8 @@ int main() {
     return 77;
   }
   try {
-    hg::arm_watchdog();
+    static constexpr hg::BarrierName kBarriers[] = {{8, 1, "mma_bar"}};
+    hg::arm_watchdog(kBarriers);
     never_arrives<<<2, 64, 2048>>>();
     hg::check_kernel("never_arrives", nullptr);
   } catch (const hg::DeadlockError& e) {

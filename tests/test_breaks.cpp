@@ -1,5 +1,5 @@
 // CPU tests of the --break argument handling (common/breaks.hpp) and the watchdog's report formatting
-// (common/watchdog.hpp).
+// (common/watchdog.cuh).
 #include <doctest/doctest.h>
 
 #include <set>
@@ -7,7 +7,7 @@
 
 #include "common/breaks.hpp"
 #include "common/cli.hpp"
-#include "common/watchdog.hpp"
+#include "common/watchdog.cuh"
 
 using hg::Break;
 
@@ -55,13 +55,21 @@ TEST_CASE("break_list: one line per offered switch, with its kernel") {
   CHECK(text.find("no-cta-sync") == std::string::npos);
 }
 
-TEST_CASE("watchdog report: barriers are named from the shared-memory map of the steps") {
-  CHECK(hg::barrier_name(8) == "mma_bar");
-  CHECK(hg::barrier_name(16) == "tma_bar[0]");
-  CHECK(hg::barrier_name(40) == "tma_bar[3]");
-  CHECK(hg::barrier_name(1000) == "tma_bar[123]");
-  CHECK(hg::barrier_name(0) == "the mbarrier");
-  CHECK(hg::barrier_name(12) == "the mbarrier");
+// A kernel's barrier table, as a ring kernel's prepare function hands it to arm_watchdog.
+constexpr hg::BarrierName kRing[] = {{8, 1, "mma_bar"}, {16, 3, "tma_bar"}};
+
+TEST_CASE("watchdog report: barriers are named from the table of the kernel that owns them") {
+  CHECK(hg::barrier_name(8, kRing, 2) == "mma_bar");
+  CHECK(hg::barrier_name(16, kRing, 2) == "tma_bar[0]");
+  CHECK(hg::barrier_name(32, kRing, 2) == "tma_bar[2]");
+  CHECK(hg::barrier_name(40, kRing, 2) == "an unnamed mbarrier");  // past the 3 stages of this ring
+  CHECK(hg::barrier_name(0, kRing, 2) == "an unnamed mbarrier");   // the TMEM address slot
+  CHECK(hg::barrier_name(12, kRing, 2) == "an unnamed mbarrier");  // not on an 8-byte boundary of a barrier
+  CHECK(hg::barrier_name(8, nullptr, 0) == "an unnamed mbarrier");
+  // A Hopper kernel has no mma_bar: offset 8 is nothing there.
+  constexpr hg::BarrierName kHopper[] = {{16, 2, "tma_bar"}};
+  CHECK(hg::barrier_name(8, kHopper, 1) == "an unnamed mbarrier");
+  CHECK(hg::barrier_name(24, kHopper, 1) == "tma_bar[1]");
 }
 
 TEST_CASE("watchdog report: one line with the block, thread, time, barrier and parity") {
@@ -73,8 +81,15 @@ TEST_CASE("watchdog report: one line with the block, thread, time, barrier and p
   r.smem_offset = 24;
   r.phase = 1;
   r.waited_ns = 5000000123ull;
-  CHECK(hg::describe_deadlock(r) ==
+  CHECK(hg::describe_deadlock(r, kRing, 2) ==
         "deadlock: block (3, 1) thread 17 waited 5.0 s for tma_bar[1] (shared offset 24) to complete its phase "
         "of parity 1; the watchdog stopped the kernel");
+  // Without a table (nothing armed) the barrier is still located by its offset.
+  hg::watchdog_set_names(nullptr, 0);
+  CHECK(hg::describe_deadlock(r).find("for an unnamed mbarrier (shared offset 24)") != std::string::npos);
+  // The table of the kernel armed last names it.
+  hg::watchdog_set_names(kRing, 2);
+  CHECK(hg::describe_deadlock(r).find("for tma_bar[1] (shared offset 24)") != std::string::npos);
+  hg::watchdog_set_names(nullptr, 0);
   CHECK(hg::kWatchdogNs == 5000000000ull);
 }

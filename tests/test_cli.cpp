@@ -278,3 +278,19 @@ TEST_CASE("usage() lists every flag, the defaults and the exit codes") {
                            "77 no supported GPU"})
     CHECK_MESSAGE(contains(text, code), "usage text lacks exit code '", code, "'");
 }
+
+TEST_CASE("usage() names --pipe-depth and its choices only for a step with a ring") {
+  const std::string ring = hg::usage("step5_demo", "a ring", hg::Shape{128, 128, 64}, {2, 3, 4});
+  CHECK(contains(ring, "--pipe-depth N"));
+  CHECK(contains(ring, "2, 3, 4 (default 2)"));
+  CHECK(!contains(hg::usage("step4_demo", "no ring", hg::Shape{128, 128, 64}), "--pipe-depth"));
+}
+
+TEST_CASE("parse_cli: --pipe-depth takes a small positive integer; the step checks which it offers") {
+  CHECK(parse({}).pipe_depth == 0);  // 0: the step's default
+  CHECK(parse({"--pipe-depth", "3"}).pipe_depth == 3);
+  CHECK(parse({"--pipe-depth=4"}).pipe_depth == 4);
+  check_refused({"--pipe-depth", "0"}, {"--pipe-depth", "must be between 1 and 16", "got 0"});
+  check_refused({"--pipe-depth", "two"}, {"--pipe-depth", "'two'"});
+  check_refused({"--pipe-depth"}, {"--pipe-depth needs a value"});
+}

@@ -1,4 +1,4 @@
-// tests/test_init.cpp: deterministic inputs (common/init.hpp) and the fp64 CPU reference (common/cpu_reference.hpp).
+// tests/test_init.cpp: deterministic inputs (common/init.hpp) and the fp64 CPU reference (tests/cpu_reference.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/cpu_reference.hpp"
+#include "tests/cpu_reference.hpp"
 #include "common/fp16_host.hpp"
 #include "common/init.hpp"
 

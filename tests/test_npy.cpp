@@ -1,4 +1,4 @@
-// tests/test_npy.cpp: the .npy writer and reader (common/npy.hpp).
+// tests/test_npy.cpp: the .npy writer (common/npy.hpp) and the tests' reader (tests/npy_reader.hpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/temp_dir.hpp"
 #include "common/npy.hpp"
+#include "tests/npy_reader.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 

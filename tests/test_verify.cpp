@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/cpu_reference.hpp"
+#include "tests/cpu_reference.hpp"
 #include "common/fp16_host.hpp"
 #include "common/init.hpp"
 #include "common/verify.hpp"

@@ -7,7 +7,7 @@
 //                                     and every table into <fragments-dir> (on Doxygen's EXAMPLE_PATH)
 //   hg_docs_figures --list            prints the file names, one a line
 // Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
-// swizzle, the TMEM and fragment indexing, the mbarrier phase model of common/phase_model.hpp, the tile
+// swizzle, the TMEM and fragment indexing, the mbarrier phase model of tests/phase_model.hpp, the tile
 // scheduler of common/scheduler.hpp) and checks what it shows before writing it; a failed check exits
 // with 1, so a code change that breaks a figure's or a table's claim breaks the docs build.
 //
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "common/descriptors.hpp"
-#include "common/phase_model.hpp"
+#include "tests/phase_model.hpp"
 #include "common/scheduler.hpp"
 
 namespace {
@@ -345,7 +345,7 @@ bool draw_tmem_vs_wgmma_fragment(Svg& svg) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// (c) mbarrier phases over time, replayed by the host model of common/phase_model.hpp.
+// (c) mbarrier phases over time, replayed by the host model of tests/phase_model.hpp.
 // ------------------------------------------------------------------------------------------------------
 const char* const kParityFill[2] = {"#cfe2f3", "#fce5cd"};  // a barrier's phase of parity 0 / parity 1
 const char* const kParityEdge[2] = {"#6d9eeb", "#e69138"};

@@ -1,5 +1,5 @@
 // tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 6 and cuBLAS, timed in one process per run, on
-// the same rotating random-normal inputs, each step verified before it is timed (DESIGN sections 6, 10).
+// the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
 //   ./build/hgemm_bench --out docs/results                  # 4096^3, 8192^3 and 4096 x 14336 x 4096
@@ -11,7 +11,6 @@
 // Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
 // and power drift during the run lands on every kernel alike. Exit codes as the verify binaries:
 // 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
-#include <cuda/ptx>
 #include <cuda_fp16.h>
 #include <sys/stat.h>
 
@@ -24,41 +23,18 @@
 #include <string>
 #include <vector>
 
-#include "common/descriptors.hpp"
 #include "common/harness.cuh"
 #include "common/reference.cuh"
-#include "common/ptx.cuh"
-#include "common/scheduler.hpp"
-#include "common/step.cuh"
-#include "common/tma.cuh"
-
-// Every step file puts its kernel in namespaces sm90 and sm100. Renaming those two tokens around each
-// include lets four steps live in this one translation unit; everything the step files include is already
-// included above, so the renaming reaches only the step files themselves.
-#define sm90 step3_sm90
-#define sm100 step3_sm100
+// Every step's kernels live in their own namespaces (step3::sm90, ...), so all four steps share this
+// translation unit as they are.
 #include "step3_grid/hgemm_sm100.cuh"
 #include "step3_grid/hgemm_sm90.cuh"
-#undef sm90
-#undef sm100
-#define sm90 step4_sm90
-#define sm100 step4_sm100
 #include "step4_tma/hgemm_sm100.cuh"
 #include "step4_tma/hgemm_sm90.cuh"
-#undef sm90
-#undef sm100
-#define sm90 step5_sm90
-#define sm100 step5_sm100
 #include "step5_pipeline/hgemm_sm100.cuh"
 #include "step5_pipeline/hgemm_sm90.cuh"
-#undef sm90
-#undef sm100
-#define sm90 step6_sm90
-#define sm100 step6_sm100
 #include "step6_persistent/hgemm_sm100.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
-#undef sm90
-#undef sm100
 
 namespace {
 
@@ -69,10 +45,10 @@ struct LadderStep {
 };
 
 const LadderStep kLadder[] = {
-    {"step3_grid", "2D grid, thread copies", step3_sm90::prepare, step3_sm100::prepare},
-    {"step4_tma", "TMA loads and stores", step4_sm90::prepare, step4_sm100::prepare},
-    {"step5_pipeline", "2-stage SMEM ring", step5_sm90::prepare, step5_sm100::prepare},
-    {"step6_persistent", "persistent CTAs, L2-grouped", step6_sm90::prepare, step6_sm100::prepare},
+    {"step3_grid", "2D grid, thread copies", step3::sm90::prepare, step3::sm100::prepare},
+    {"step4_tma", "TMA loads and stores", step4::sm90::prepare, step4::sm100::prepare},
+    {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare},
+    {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare},
 };
 
 struct Args {
@@ -226,14 +202,14 @@ int run(const Args& args) {
       Row r{s, step.name, step.what};
       const hg::VerifyReport rep = hg::run_and_verify(
           [&](const hg::GemmArgs& g) {
-            prepare(g, hg::Break::kNone)(stream.s);
+            prepare(g, hg::Variant{})(stream.s);
             hg::check_kernel(std::string("the ") + step.name + " kernel", stream.s);
           },
           check, hg::InitMode::kRandom, stream.s);
       r.verified = rep.pass;
       r.max_abs_err = rep.max_abs_err;
       if (rep.pass) {  // only a verified kernel is timed
-        for (int64_t i = 0; i < inputs.sets(); ++i) launchers[li].push_back(prepare(inputs[i], hg::Break::kNone));
+        for (int64_t i = 0; i < inputs.sets(); ++i) launchers[li].push_back(prepare(inputs[i], hg::Variant{}));
         timed.push_back([&, li](int i) { launchers[li][size_t(i % inputs.sets())](stream.s); });
         timed_row.push_back(shape_rows.size());
       } else {

@@ -1,4 +1,4 @@
-// common/cpu_reference.hpp: the slow but trustworthy fp64 reference the tests use to check the GPU one.
+// tests/cpu_reference.hpp: the slow but trustworthy fp64 reference the tests use to check the GPU one.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// common/cpu_reference.cpp: the fp64 reference GEMM (see cpu_reference.hpp).
-#include "common/cpu_reference.hpp"
+// tests/cpu_reference.cpp: the fp64 reference GEMM (see cpu_reference.hpp).
+#include "tests/cpu_reference.hpp"
 
 #include <cstddef>
 

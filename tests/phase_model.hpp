@@ -1,4 +1,4 @@
-// common/phase_model.hpp: a host model of mbarrier phase parity, to test and document the waits of the
+// tests/phase_model.hpp: a host model of mbarrier phase parity, to test and document the waits of the
 // step kernels without a GPU.
 //
 // An mbarrier counts arrivals. When the expected number has arrived, the current phase completes and the

@@ -1,0 +1,65 @@
+// common/gemm.hpp: what a step kernel shares with the code that runs it.
+//
+// The problem (Shape, GemmArgs), which instance of a kernel to build (Variant: the real one or a broken
+// one, and the ring depth), and what building it returns (a Launcher that only enqueues the kernel).
+// A step's kernel header includes this, the device helpers (ptx.cuh, descriptors.hpp, scheduler.hpp,
+// watchdog.cuh) and the TMA builder (tma.hpp); nothing of the command line, cuBLAS, the verifier or the
+// runner. The step's main.cu is where kernel and harness meet (common/runner.hpp).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>  // cudaStream_t
+
+#include <cstdint>
+#include <functional>
+
+namespace hg {
+
+/// GEMM problem size: D (M x N) = A (M x K) * B (N x K)^T.
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+/// The tile every step computes: 128 x 128 outputs, 64 of K per load (64 fp16 = one 128-byte swizzle row).
+/// The shape rules of the command line are written in these units; each kernel names its own copies.
+inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
+
+/// One GEMM problem on the device: D (M x N) = A (M x K) * B (N x K)^T, all row-major.
+struct GemmArgs {
+  const __half* A = nullptr;
+  const __half* B = nullptr;
+  __half* D = nullptr;
+  int m = 0, n = 0, k = 0;
+};
+
+/// Contract switches (--break NAME, common/breaks.hpp has their names and descriptions). Each step kernel is
+/// a template on Break; a switch sits at the very line of the contract it breaks, as
+/// `if constexpr (BREAK != hg::Break::kX) <the line>` (or a constant condition inside an expression). It
+/// is added in the step that introduces the contract and carried unchanged while the contract stands. The
+/// real kernel is the instance with Break::kNone, in which every switch is compiled out.
+enum class Break : int {
+  kNone = 0,
+  kNoCtaSync,          ///< step 1: no __syncthreads() between the thread copies and the MMA issue
+  kNoPhaseFlip,        ///< step 2, Blackwell: phase_mma is never flipped
+  kNoWgmmaWait,        ///< step 2, Hopper: no wgmma.wait_group before the next copy (or the epilogue)
+  kSwapTileOffsets,    ///< step 3: the tile is written at the transposed tile position
+  kShortExpectTx,      ///< step 4: expect_tx announces 2 KiB fewer bytes than the two loads bring
+  kNoStoreWait,        ///< step 4: the TMA store's bulk group is not waited for
+  kNoTmaPhaseFlip,     ///< step 5: phase_tma never flips when the ring wraps
+  kResetPhasePerTile,  ///< step 6: the original tutorial's per-tile reset of the pipeline state
+};
+
+/// Which instance of a step's kernel to build.
+struct Variant {
+  Break brk = Break::kNone;  ///< the real kernel, or one with a contract switched off
+  int pipe_depth = 2;        ///< stages of the shared-memory ring (--pipe-depth); kernels without a ring ignore it
+};
+
+/// Enqueues one launch of a prepared kernel on a stream. Preparing (shared-memory size, grid, tensor maps)
+/// happens once, outside any timed region; the launcher only launches.
+using Launcher = std::function<void(cudaStream_t)>;
+
+/// Builds the launcher of one instance of a step's kernel for one problem.
+using PrepareFn = Launcher (*)(const GemmArgs&, const Variant&);
+
+}  // namespace hg

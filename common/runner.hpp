@@ -1,0 +1,30 @@
+// common/runner.hpp: the verify binary every step shares. A step's main.cu describes the step in a StepSpec
+// (its name, natural shape, shape rule, the prepare functions of its two kernels, its --break switches and
+// ring depths) and hands it to run_step, which does everything else: the command line, finding a GPU,
+// inputs, the launch, verification against the reference GEMM, --save and --bench.
+#pragma once
+
+#include <vector>
+
+#include "common/cli.hpp"
+#include "common/gemm.hpp"
+
+namespace hg {
+
+struct StepSpec {
+  const char* name;            ///< the step folder and executable name, e.g. "step1_single_tile"
+  const char* what_it_adds;    ///< one line for --help
+  Shape natural_shape;         ///< default --m --n --k
+  ShapeRule rule;              ///< shapes the step accepts
+  PrepareFn prepare_sm90;      ///< Hopper kernel
+  PrepareFn prepare_sm100;     ///< Blackwell kernel
+  std::vector<Break> breaks;   ///< the contract switches this step offers (--break)
+  std::vector<int> pipe_depths = {};  ///< ring depths --pipe-depth accepts, default first; empty: no ring
+};
+
+/// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,
+/// optionally save and benchmark. Returns the process exit code: 0 verified, 1 verification failed, 2 bad
+/// usage or unsupported shape, 3 CUDA error or deadlock, 77 no supported GPU.
+int run_step(const StepSpec& spec, int argc, char** argv);
+
+}  // namespace hg

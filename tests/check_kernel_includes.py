@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""check_kernel_includes.py NVCC ROOT HEADER
+
+Compiles one step kernel header alone (a translation unit that includes nothing else, for the header's own
+architecture) and fails if the header does not compile by itself or pulls in anything but what a kernel
+needs: of the project's headers only common/{gemm.hpp, check.cuh, ptx.cuh, descriptors.hpp, hd.hpp,
+scheduler.hpp, tma.hpp, watchdog.cuh}; nothing of the command line, the verifier, the runner, the harness,
+the benchmark or the tests, and no cuBLAS header. HEADER is relative to ROOT, e.g. step5_pipeline/hgemm_sm90.cuh.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+KERNEL_HEADERS = {"gemm.hpp", "check.cuh", "ptx.cuh", "descriptors.hpp", "hd.hpp", "scheduler.hpp", "tma.hpp",
+                  "watchdog.cuh"}
+FORBIDDEN_SYSTEM = re.compile(r"(^|/)(cublas[^/]*\.h)$")
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    nvcc, root, header = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
+    arch = "100a" if header.endswith("_sm100.cuh") else "90a"
+    with tempfile.TemporaryDirectory() as tmp:
+        tu = os.path.join(tmp, "alone.cu")
+        with open(tu, "w") as f:
+            f.write(f'#include "{header}"\n')
+        base = [nvcc, "-std=c++17", "-I", root, f"-gencode=arch=compute_{arch},code=sm_{arch}"]
+        dep = subprocess.run(base + ["-M", tu], capture_output=True, text=True)
+        if dep.returncode != 0:
+            print(dep.stdout + dep.stderr)
+            sys.exit(f"FAIL: {header} does not preprocess alone")
+        tokens = dep.stdout.replace("\\\n", " ").split()
+        files = [os.path.realpath(t) for t in tokens if not t.endswith(":") and not t.endswith(".o")]
+        build = subprocess.run(base + ["-c", "-o", os.path.join(tmp, "alone.o"), tu], capture_output=True, text=True)
+        if build.returncode != 0:
+            print(build.stdout + build.stderr)
+            sys.exit(f"FAIL: {header} does not compile alone (it relies on something included before it)")
+    bad = []
+    project = []
+    for path in files:
+        if path == os.path.realpath(os.path.join(root, header)) or path == os.path.realpath(tu):
+            continue
+        if path.startswith(root + os.sep):
+            rel = os.path.relpath(path, root)
+            project.append(rel)
+            folder, name = os.path.split(rel)
+            if folder != "common" or name not in KERNEL_HEADERS:
+                bad.append(rel)
+        elif FORBIDDEN_SYSTEM.search(path):
+            bad.append(path)
+    print(f"{header} compiles alone for sm_{arch} and includes: {', '.join(sorted(set(project)))}")
+    if bad:
+        for b in sorted(set(bad)):
+            print(f"FAIL: {header} pulls in {b}, which a kernel does not need (harness, tests or cuBLAS)")
+        return 1
+    print("ok: nothing of the command line, verifier, runner, harness or cuBLAS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

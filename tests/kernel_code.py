@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Checks of the step kernels' PTX and machine code (SASS), each kernel found under its own namespace.
+
+  kernel_code.py ptx FILE.ptx STEP ARCH --require INSTR... --forbid INSTR...
+      The PTX of STEP's main.cu compiled for ARCH (sm_90a or sm_100a): the entries of STEP's kernel for that
+      architecture (stepN::sm90::hgemm_kernel<...> or stepN::sm100::...) exist and hold every required
+      instruction; no forbidden instruction occurs anywhere in the file.
+  kernel_code.py sass CUOBJDUMP BINARY STEP ARCH=INSTR...
+      The machine code of STEP's binary: for each ARCH=INSTR (e.g. sm_90a=HGMMA), STEP's kernel for that
+      architecture exists in the ARCH section and contains the SASS instruction.
+  kernel_code.py sass-break CUOBJDUMP BINARY STEP GEMM_HPP RULE ENUMERATOR
+      A contract switch really removes its contract from the Hopper machine code, so that a switch the H200
+      tolerates is tolerated by the hardware and not put back by the compiler. Compares the sm_90a SASS of
+      STEP's real kernel (hg::Break::kNone) with the broken instance (hg::Break::ENUMERATOR, numbered by
+      its position in the enum of GEMM_HPP, as in the mangled names), at the default ring depth:
+        bar-sync            the real kernel has a BAR.SYNC (__syncthreads), the broken one none
+        wgmma-wait-in-loop  the real kernel has a WARPGROUP.DEPBAR (wgmma.wait_group) between its last HGMMA
+                            and the K-loop's backward branch, the broken one not
+        bulk-wait           the real kernel waits for its TMA store (DEPBAR.LE SB0 after UTMASTG), the
+                            broken one not
+STEP is the step number (1 to 6). Exit 0 when every check holds, 1 naming each failure.
+"""
+import re
+import subprocess
+import sys
+
+
+def kernel_prefix(step, ns):
+    """Itanium-mangled start of stepN::<ns>::hgemm_kernel<...>."""
+    a, b = f"step{step}", ns
+    return f"_ZN{len(a)}{a}{len(b)}{b}12hgemm_kernelI"
+
+
+def template_args(name, prefix):
+    """(pipe_depth or None, break number) of a mangled hgemm_kernel instance."""
+    m = re.match(re.escape(prefix) + r"(?:Li(\d+)E)?LN2hg5BreakE(\d+)E", name)
+    if not m:
+        return None
+    return (int(m.group(1)) if m.group(1) else None, int(m.group(2)))
+
+
+def arch_namespace(arch):
+    return {"sm_90a": "sm90", "sm_100a": "sm100"}[arch]
+
+
+def ptx_check(args):
+    path, step, arch = args[0], args[1], args[2]
+    mode, want, forbid = None, [], []
+    for word in args[3:]:
+        if word in ("--require", "--forbid"):
+            mode = word
+        elif mode == "--require":
+            want.append(word)
+        else:
+            forbid.append(word)
+    text = open(path).read()
+    prefix = kernel_prefix(step, arch_namespace(arch))
+    # Each kernel: ".entry NAME(" up to the next ".entry" (or the end of the file).
+    bodies = [m for m in re.finditer(r"\.entry\s+(\S+?)\(", text)]
+    mine = []
+    for i, m in enumerate(bodies):
+        end = bodies[i + 1].start() if i + 1 < len(bodies) else len(text)
+        if m.group(1).startswith(prefix):
+            mine.append(text[m.start():end])
+    status = 0
+    if not mine:
+        print(f"MISSING: no kernel step{step}::{arch_namespace(arch)}::hgemm_kernel (mangled {prefix}...) in {path}")
+        return 1
+    print(f"ok: {len(mine)} instance(s) of step{step}::{arch_namespace(arch)}::hgemm_kernel")
+    code = "".join(mine)
+    for w in want:
+        n = code.count(w)
+        if n == 0:
+            print(f"MISSING: '{w}' does not occur in step{step}::{arch_namespace(arch)}::hgemm_kernel")
+            status = 1
+        else:
+            print(f"ok: require '{w}' ({n} occurrences in the kernel)")
+    for w in forbid:
+        n = text.count(w)
+        if n:
+            print(f"FORBIDDEN: '{w}' occurs {n} times in {path} (a later step, or the other architecture, has it)")
+            status = 1
+        else:
+            print(f"ok: forbid '{w}'")
+    return status
+
+
+def sass_functions(cuobjdump, binary):
+    """{arch: {mangled function name: [(address, instruction)]}}."""
+    run = subprocess.run([cuobjdump, "--dump-sass", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"FAIL: {cuobjdump} --dump-sass {binary} failed:\n{run.stderr}")
+    out, arch, current = {}, None, None
+    for line in run.stdout.splitlines():
+        m = re.match(r"\s*arch = (\S+)", line)
+        if m:
+            arch = m.group(1)
+            out.setdefault(arch, {})
+            continue
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            current = out.setdefault(arch, {}).setdefault(m.group(1), [])
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*(.*?)\s*;", line)
+        if m and current is not None:
+            current.append((int(m.group(1), 16), m.group(2)))
+    return out
+
+
+def sass_check(args):
+    cuobjdump, binary, step = args[0], args[1], args[2]
+    funcs = sass_functions(cuobjdump, binary)
+    status = 0
+    for pair in args[3:]:
+        arch, instr = pair.split("=", 1)
+        prefix = kernel_prefix(step, arch_namespace(arch))
+        mine = {n: c for n, c in funcs.get(arch, {}).items() if n.startswith(prefix)}
+        if not mine:
+            print(f"MISSING: no step{step}::{arch_namespace(arch)}::hgemm_kernel in the {arch} code")
+            status = 1
+            continue
+        count = sum(instr in ins for code in mine.values() for _, ins in code)
+        if count:
+            print(f"ok: {arch} step{step}::{arch_namespace(arch)}::hgemm_kernel ({len(mine)} instances) has {count} {instr}")
+        else:
+            print(f"MISSING: no {instr} in the {arch} code of step{step}::{arch_namespace(arch)}::hgemm_kernel")
+            status = 1
+    return status
+
+
+def break_number(header, enumerator):
+    """Position of `enumerator` in `enum class Break` (kNone = 0, then one per line)."""
+    text = open(header).read()
+    body = re.search(r"enum class Break[^{]*\{(.*?)\};", text, re.S)
+    if not body:
+        sys.exit(f"FAIL: no 'enum class Break' in {header}")
+    names = re.findall(r"^\s*(k\w+)", body.group(1), re.M)
+    if enumerator not in names:
+        sys.exit(f"FAIL: {enumerator} is not an enumerator of hg::Break in {header}")
+    return names.index(enumerator)
+
+
+def count_bar_sync(code):
+    return sum("BAR.SYNC" in ins for _, ins in code)
+
+
+def count_wait_in_loop(code):
+    """WARPGROUP.DEPBARs between the last HGMMA and the first backward branch after it."""
+    last = max((i for i, (_, ins) in enumerate(code) if "HGMMA" in ins), default=None)
+    if last is None:
+        sys.exit("FAIL: no HGMMA in the kernel")
+    waits = 0
+    for addr, ins in code[last + 1:]:
+        m = re.search(r"\bBRA(?:\.\S+)?\s+(0x[0-9a-f]+)", ins)
+        if m and int(m.group(1), 16) < addr:
+            return waits
+        waits += "WARPGROUP.DEPBAR" in ins
+    sys.exit("FAIL: no backward branch after the last HGMMA (no K-loop found)")
+
+
+def count_bulk_wait(code):
+    """DEPBAR.LE SB0 (cp.async.bulk.wait_group) after the first UTMASTG (TMA store)."""
+    first = next((i for i, (_, ins) in enumerate(code) if "UTMASTG" in ins), None)
+    if first is None:
+        sys.exit("FAIL: no UTMASTG (TMA store) in the kernel")
+    return sum(ins.startswith("DEPBAR.LE SB0") for _, ins in code[first:])
+
+
+RULES = {"bar-sync": count_bar_sync, "wgmma-wait-in-loop": count_wait_in_loop, "bulk-wait": count_bulk_wait}
+
+
+def sass_break_check(args):
+    cuobjdump, binary, step, header, rule, enumerator = args
+    number = break_number(header, enumerator)
+    prefix = kernel_prefix(step, "sm90")
+    kernels = {}
+    for name, code in sass_functions(cuobjdump, binary).get("sm_90a", {}).items():
+        t = template_args(name, prefix)
+        if t is not None and t[0] in (None, 2):  # the default ring depth where the kernel has a ring
+            kernels[t[1]] = code
+    for n, what in ((0, "kNone"), (number, enumerator)):
+        if not kernels.get(n):
+            sys.exit(f"FAIL: no sm_90a code for step{step}::sm90::hgemm_kernel<hg::Break::{what}> in {binary}")
+    real, broken = RULES[rule](kernels[0]), RULES[rule](kernels[number])
+    print(f"{rule}: real kernel {real}, --break {enumerator} {broken}")
+    if real < 1 or broken != 0:
+        print("FAIL: expected at least one in the real kernel and none in the broken one")
+        return 1
+    print("ok: the switch removes the contract from the machine code")
+    return 0
+
+
+def main():
+    modes = {"ptx": (ptx_check, 4), "sass": (sass_check, 4), "sass-break": (sass_break_check, 6)}
+    if len(sys.argv) < 2 or sys.argv[1] not in modes or len(sys.argv) - 2 < modes[sys.argv[1]][1]:
+        sys.exit(__doc__)
+    fn, _ = modes[sys.argv[1]]
+    if sys.argv[1] == "sass-break" and (len(sys.argv) != 8 or sys.argv[6] not in RULES):
+        sys.exit(__doc__)
+    return fn(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
