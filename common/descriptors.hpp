@@ -1,7 +1,7 @@
 // common/descriptors.hpp: the bit fields that tell the tensor cores where a tile lives and what to compute.
 //
 // Everything here is constexpr host+device code: the kernels build descriptors with it, and the CPU tests
-// check every encoder against published values (DESIGN section 7). Each encoder builds ONE descriptor; the
+// check every encoder against published values (PTX ISA, CUTLASS). Each encoder builds ONE descriptor; the
 // protocol that uses them stays in the step files.
 //
 // References (read, not copied):
@@ -43,7 +43,7 @@ inline constexpr uint32_t kSwizzleAtomBytes = 1024;  ///< 8 rows x 128 bytes: th
 ///   [4,6)   D format: 1 = F32            [7,10)  A format: 0 = F16     [10,13) B format: 0 = F16
 ///   [15]    A major: 0 = K               [16]    B major: 0 = K
 ///   [17,23) N >> 3                       [24,29) M >> 4
-/// M = N = 128 gives 0x08200010 (DESIGN section 7).
+/// M = N = 128 gives 0x08200010 (the value CUTLASS computes for this MMA; tests/test_descriptors.cpp).
 HG_HD constexpr uint32_t sm100_instr_desc_f16(uint32_t m, uint32_t n) {
   return (1u << 4)              // D (accumulator) format: F32
          | (0u << 7)            // A format: F16

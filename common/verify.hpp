@@ -1,4 +1,4 @@
-// common/verify.hpp: compares a kernel's fp16 D with the fp32 reference GEMM (DESIGN section 6).
+// common/verify.hpp: compares a kernel's fp16 D with the fp32 reference GEMM.
 //
 // The reference (common/reference.cuh) gives, for every element, ref = sum_k A[i,k]*B[j,k] and
 // mag = sum_k |A[i,k]*B[j,k]|, both accumulated in fp32. The verifier is host code, so the CPU tests

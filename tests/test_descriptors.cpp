@@ -1,5 +1,5 @@
-// CPU tests of the descriptor encoders and the 128B swizzle against the published values of DESIGN
-// section 7 (PTX ISA tcgen05 / wgmma descriptor tables; CUTLASS mma_sm100_desc.hpp, mma_sm90_desc.hpp).
+// CPU tests of the descriptor encoders and the 128B swizzle against published values (PTX ISA tcgen05 /
+// wgmma descriptor tables; CUTLASS mma_sm100_desc.hpp, mma_sm90_desc.hpp).
 // The expected numbers are written out as literals, not recomputed with the encoders' formulas.
 #include <doctest/doctest.h>
 
