@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // This step builds the whole data path of a tensor-core GEMM once, for ONE 128 x 128 output tile with
 // ONE 64-wide K tile (D = A * B^T, A: 128 x 64, B: 128 x 64, fp16 in, fp32 accumulate, fp16 out):

@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same first step as hgemm_sm100.cuh, on the GPU most readers own. One 128 x 128 output tile, one
 // 64-wide K tile (D = A * B^T, fp16 in, fp32 accumulate, fp16 out). Hopper has no TMEM: the accumulator

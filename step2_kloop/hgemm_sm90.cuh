@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same second step as hgemm_sm100.cuh: ONE 128 x 128 output tile, K cut into 64-wide tiles that are
 // copied, multiplied and accumulated into the same accumulator registers (D = A * B^T).

@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same third step as hgemm_sm100.cuh: a 2D grid of M/128 x N/128 CTAs, CTA (bx, by) computing the
 // output tile D[bx*128 ..][by*128 ..] with the step 2 K-loop from row band bx of A and row band by of B.

@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step3_grid", "a 2D grid of CTAs, one per 128 x 128 output tile",
-                          {2048, 2048, 2048}, hg::ShapeRule::kTiled, step3::sm90::prepare, step3::sm100::prepare,
+                          {2048, 2048, 2048}, hg::ShapeRule::kTiled,
+                          step3::sm90::prepare, step3::sm100::prepare,
                           {hg::Break::kSwapTileOffsets}};
   return hg::run_step(spec, argc, argv);
 }

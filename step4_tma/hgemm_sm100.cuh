@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // This step hands the data movement to the Tensor Memory Accelerator (TMA). One thread issues a tile copy
 // described by a tensor map (built on the host), and the TMA engine generates the addresses and moves the

@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same fourth step as hgemm_sm100.cuh: the TMA engine moves the A and B tiles (one thread issues, the
 // bytes complete on an mbarrier) and stores D from a swizzled SMEM staging tile. On Hopper this is where

@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step4_tma", "TMA loads and stores; the loads complete on an mbarrier",
-                          {4096, 4096, 4096}, hg::ShapeRule::kTiled, step4::sm90::prepare, step4::sm100::prepare,
+                          {4096, 4096, 4096}, hg::ShapeRule::kTiled,
+                          step4::sm90::prepare, step4::sm100::prepare,
                           {hg::Break::kShortExpectTx, hg::Break::kNoStoreWait, hg::Break::kNoWgmmaWait}};
   return hg::run_step(spec, argc, argv);
 }

@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same fifth step as hgemm_sm100.cuh: a ring of PIPE_DEPTH shared-memory stages, one TMA barrier each,
 // so the loads of the next K tiles are in flight while the current one is multiplied. A stage is refilled
@@ -22,6 +24,7 @@
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step5_pipeline
 //   ./build/step5_pipeline --m 4096 --n 4096 --k 4096 --bench   # compute capability 9.0 runs this kernel
+//   ./build/step5_pipeline --pipe-depth 3 --bench               # a ring of 3 stages instead of 2
 // ======================================================================================================
 #pragma once
 
@@ -198,13 +201,15 @@ template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   const dim3 grid(g.m / BLK_M, g.n / BLK_N), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<PIPE_DEPTH, BREAK><<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<PIPE_DEPTH, BREAK>
+        <<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
 }
 
@@ -214,7 +219,8 @@ hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
     case hg::Break::kNoTmaPhaseFlip: return prepare_variant<PIPE_DEPTH, hg::Break::kNoTmaPhaseFlip>(g);
-    case hg::Break::kNoWgmmaWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoWgmmaWait>(g);  // the stage refilled too early
+    // The stage refilled too early:
+    case hg::Break::kNoWgmmaWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoWgmmaWait>(g);
     default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }

@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step5_pipeline", "a ring of PIPE_DEPTH SMEM stages: loads run ahead of the MMA",
-                          {4096, 4096, 4096}, hg::ShapeRule::kTiled, step5::sm90::prepare, step5::sm100::prepare,
+                          {4096, 4096, 4096}, hg::ShapeRule::kTiled,
+                          step5::sm90::prepare, step5::sm100::prepare,
                           {hg::Break::kNoTmaPhaseFlip, hg::Break::kNoWgmmaWait},
                           /*pipe_depths=*/{2, 3, 4}};
   return hg::run_step(spec, argc, argv);

@@ -3,6 +3,8 @@
 //
 // The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
+//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //
 // The same sixth step as hgemm_sm100.cuh: a fixed pool of CTAs (SM count times the CTAs per SM the occupancy
 // API allows), each initialising its barriers once and looping over the tiles of the L2-grouped scheduler
@@ -21,6 +23,7 @@
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step6_persistent
 //   ./build/step6_persistent --m 4096 --n 4096 --k 4096 --bench   # compute capability 9.0 runs this kernel
+//   ./build/step6_persistent --pipe-depth 3 --bench               # a ring of 3 stages instead of 2
 // ======================================================================================================
 #pragma once
 
@@ -118,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     m_st = scheduler.current().m * BLK_M;
     n_st = scheduler.current().n * BLK_N;
-    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;  // the original's per-tile reset
+    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;  // the original's reset
     // [persistent]
 
     // [prologue]
@@ -217,18 +220,21 @@ template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   int device = 0, sms = 0, per_sm = 0;
   HG_CUDA_CHECK(cudaGetDevice(&device));
   HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 132 on an H200
-  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>));
+  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads,
+                                                              kSmemBytes<PIPE_DEPTH>));
   if (per_sm < 1) throw hg::CudaError("step6 sm90 kernel cannot be resident on this GPU (occupancy 0)");
   const dim3 grid(sms * per_sm), block(kThreads);
   return [=](cudaStream_t stream) {
-    hgemm_kernel<PIPE_DEPTH, BREAK><<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
+    hgemm_kernel<PIPE_DEPTH, BREAK>
+        <<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);
   };
 }
 
@@ -238,7 +244,8 @@ hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
     case hg::Break::kResetPhasePerTile: return prepare_variant<PIPE_DEPTH, hg::Break::kResetPhasePerTile>(g);
-    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);  // step 4's, where Ds is reused
+    // Step 4's, where Ds is reused:
+    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
     default: throw std::invalid_argument("this kernel has no instance for that --break switch");
   }
 }

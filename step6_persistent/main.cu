@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   const hg::StepSpec spec{"step6_persistent", "persistent CTAs walk L2-grouped tiles; the pipeline state runs on",
-                          {4096, 4096, 4096}, hg::ShapeRule::kTiled, step6::sm90::prepare, step6::sm100::prepare,
+                          {4096, 4096, 4096}, hg::ShapeRule::kTiled,
+                          step6::sm90::prepare, step6::sm100::prepare,
                           {hg::Break::kResetPhasePerTile, hg::Break::kNoStoreWait},
                           /*pipe_depths=*/{2, 3, 4}};
   return hg::run_step(spec, argc, argv);
