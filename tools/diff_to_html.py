@@ -4,18 +4,18 @@
     python3 tools/diff_to_html.py step2_kloop/from_previous.diff out/step2_kloop.diff.html [title]
 
 The docs target runs this for every step folder that has a from_previous.diff; a step page shows the
-result with `\\htmlinclude stepN_xxx.diff.html`. The fragment is one <div class="hg-diff"> holding, per
-file, a title line (old path -> new path, lines added and removed) and a <pre> with one line per diff line,
-each with its old and new line numbers: added lines green, removed lines red, hunk headers grey.
+result with `\\htmlinclude stepN_xxx.diff.html`. The diff is rendered exactly as committed: every line of
+it, in order, nothing re-matched or hidden, so the docs and the file agree.
 
-Readability: when a step moves code into a loop (steps 2 and 6), a plain diff shows the whole moved block
-as removed and added again. So inside each hunk the old and new lines are matched again with whitespace
-ignored (like `diff -w`, never across hunks): a line whose text only changed in indentation or alignment is
-shown once, as it reads now, with a blue gutter; only real changes stay green and red. The diff exactly as
-committed follows in a collapsed <details> block. The colors live in docs/custom.css. Text is HTML-escaped.
-Accepts `git diff` and `diff -u` output.
+tools/make_diffs.py writes one section per architecture, each opened by lines starting with '# ' (a title
+such as "==== Blackwell (sm_100a): old -> new ====", then counts of the changes). Such a run of '# ' lines
+outside a hunk becomes a section title (<div class="hg-diff-section">) followed by its notes. Then, per
+file: a title line (old path -> new path, lines added and removed) and a <pre> with one line per diff line,
+each with its old and new line numbers: added lines green, removed lines red, hunk headers grey, context
+lines plain (make_diffs.py writes a line that only changed in indentation as context, as it reads in the
+new file). The colors live in docs/custom.css. Text is HTML-escaped. Also accepts `git diff` and `diff -u`
+output, which have no '# ' sections.
 """
-import difflib
 import html
 import re
 import sys
@@ -32,19 +32,19 @@ def clean_path(header_line):
 
 
 def parse(text):
-    """Splits a unified diff into files: [{'old', 'new', 'lines': [(kind, old_no, new_no, text)]}].
+    """Splits a diff into blocks, in order: ('section', [header texts]) and ('file', file).
 
-    Inside a hunk the line counts of its @@ header decide what is content, so a removed line that itself
-    starts with '-- ' is never mistaken for the next file's '--- ' header.
+    A file is {'old', 'new', 'lines': [(kind, old_no, new_no, text)]}. Inside a hunk the line counts of its
+    @@ header decide what is content, so a removed line that itself starts with '-- ' is never mistaken for
+    the next file's '--- ' header, nor a '# ' line inside a hunk for a section header.
     """
-    files = []
+    blocks = []
     current = None
     old_no = new_no = 0
     old_left = new_left = 0  # lines of the current hunk not read yet
     pending_old = None
     for raw in text.splitlines():
-        in_hunk = old_left > 0 or new_left > 0
-        if in_hunk:
+        if old_left > 0 or new_left > 0:
             if raw.startswith("+"):
                 current["lines"].append(("add", None, new_no, raw))
                 new_no += 1
@@ -69,59 +69,23 @@ def parse(text):
             old_left = 1 if m.group(2) is None else int(m.group(2))
             new_left = 1 if m.group(4) is None else int(m.group(4))
             current["lines"].append(("hunk", None, None, raw))
+        elif raw.startswith("# "):
+            # Consecutive '# ' lines form one section header; a file in between starts a new one.
+            if blocks and blocks[-1][0] == "section":
+                blocks[-1][1].append(raw[2:])
+            else:
+                blocks.append(("section", [raw[2:]]))
+            current = None
         elif raw.startswith("--- "):
             pending_old = clean_path(raw)
         elif raw.startswith("+++ ") and pending_old is not None:
             current = {"old": pending_old, "new": clean_path(raw), "lines": []}
-            files.append(current)
+            blocks.append(("file", current))
             pending_old = None
         elif raw.startswith("\\") and current is not None:
             current["lines"].append(("meta", None, None, raw))
-        # anything else between hunks (git's "diff --git", "index", mode lines) only introduces a file
-    return files
-
-
-def squash(text):
-    """A diff line's text with its marker removed and every run of whitespace made one blank."""
-    return " ".join(text[1:].split())
-
-
-def ignore_whitespace(lines):
-    """Re-diffs each hunk of one file with whitespace ignored.
-
-    Returns the lines in the same format, where a removed and an added line that differ only in whitespace
-    become one line of kind 'ws' (the new text, both line numbers). Real changes keep kinds 'del' and 'add'.
-    """
-    out = []
-    hunk = []
-
-    def flush():
-        old = [(o, t) for k, o, n, t in hunk if k in ("ctx", "del")]
-        new = [(n, t) for k, o, n, t in hunk if k in ("ctx", "add")]
-        meta = [line for line in hunk if line[0] == "meta"]
-        matcher = difflib.SequenceMatcher(None, [squash(t) for _, t in old], [squash(t) for _, t in new],
-                                          autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                for (o, ot), (n, nt) in zip(old[i1:i2], new[j1:j2]):
-                    if ot[1:] == nt[1:]:
-                        out.append(("ctx", o, n, " " + nt[1:]))
-                    else:
-                        out.append(("ws", o, n, " " + nt[1:]))
-                continue
-            out.extend(("del", o, None, "-" + t[1:]) for o, t in old[i1:i2])
-            out.extend(("add", None, n, "+" + t[1:]) for n, t in new[j1:j2])
-        out.extend(meta)
-        hunk.clear()
-
-    for line in lines:
-        if line[0] == "hunk":
-            flush()
-            out.append(line)
-        else:
-            hunk.append(line)
-    flush()
-    return out
+        # anything else between hunks (blank lines, git's "diff --git", "index", mode lines) only separates
+    return blocks
 
 
 def render_lines(lines):
@@ -135,46 +99,40 @@ def render_lines(lines):
     return '<pre class="hg-diff-body">%s</pre>' % "".join(rows)
 
 
-def stats(lines):
-    return (sum(1 for k, *_ in lines if k == "add"), sum(1 for k, *_ in lines if k == "del"),
-            sum(1 for k, *_ in lines if k == "ws"))
-
-
 def file_name(f):
     if f["old"] == f["new"]:
         return html.escape(f["new"])
     return "%s &#8594; %s" % (html.escape(f["old"]), html.escape(f["new"]))
 
 
-def render(files, title):
+def render_section(texts):
+    """A section header: its first line (without the '====' rulers) as the title, the others as notes."""
+    title = texts[0].strip().strip("=").strip()
+    out = ['<div class="hg-diff-section">%s</div>' % html.escape(title)]
+    out += ['<div class="hg-diff-section-note">%s</div>' % html.escape(t.strip()) for t in texts[1:]]
+    return out
+
+
+def render(blocks, title):
     out = ['<div class="hg-diff">']
     if title:
         out.append('<div class="hg-diff-title">%s</div>' % html.escape(title))
-    if not files:
+    if not any(kind == "file" for kind, _ in blocks):
         out.append('<div class="hg-diff-file">(no changes)</div>')
     else:
         out.append('<div class="hg-diff-legend"><span class="hg-diff-key hg-diff-add">added</span> '
                    '<span class="hg-diff-key hg-diff-del">removed</span> '
-                   '<span class="hg-diff-key hg-diff-ws">only the indentation or alignment changed (shown as it is '
-                   'now)</span> <span class="hg-diff-key hg-diff-ctx">unchanged</span>; the two columns are the line '
-                   'numbers in the previous step and in this one.</div>')
-    for f in files:
-        lines = ignore_whitespace(f["lines"])
-        added, removed, ws = stats(lines)
-        note = ', <span class="hg-diff-stat-ws">%d re-indented</span>' % ws if ws else ""
+                   '<span class="hg-diff-key hg-diff-ctx">unchanged, or only re-indented (shown as it is now)</span>; '
+                   'the two columns are the line numbers in the previous step and in this one.</div>')
+    for kind, block in blocks:
+        if kind == "section":
+            out += render_section(block)
+            continue
+        added = sum(1 for k, *_ in block["lines"] if k == "add")
+        removed = sum(1 for k, *_ in block["lines"] if k == "del")
         out.append('<div class="hg-diff-file">%s <span class="hg-diff-stat"><span class="hg-diff-stat-add">+%d</span> '
-                   '<span class="hg-diff-stat-del">&#8722;%d</span>%s</span></div>' % (file_name(f), added, removed, note))
-        out.append(render_lines(lines))
-    if any(k == "ws" for f in files for k, *_ in ignore_whitespace(f["lines"])):
-        out.append('<details class="hg-diff-raw"><summary>The same diff exactly as committed, with the re-indented '
-                   'lines as removed and added</summary>')
-        for f in files:
-            added, removed, _ = stats(f["lines"])
-            out.append('<div class="hg-diff-file">%s <span class="hg-diff-stat"><span class="hg-diff-stat-add">+%d'
-                       '</span> <span class="hg-diff-stat-del">&#8722;%d</span></span></div>'
-                       % (file_name(f), added, removed))
-            out.append(render_lines(f["lines"]))
-        out.append("</details>")
+                   '<span class="hg-diff-stat-del">&#8722;%d</span></span></div>' % (file_name(block), added, removed))
+        out.append(render_lines(block["lines"]))
     out.append("</div>")
     return "\n".join(out) + "\n"
 
@@ -185,12 +143,12 @@ def main(argv):
         return 2
     with open(argv[1], encoding="utf-8") as f:
         text = f.read()
-    files = parse(text)
-    if text.strip() and not files:
+    blocks = parse(text)
+    if text.strip() and not blocks:
         sys.stderr.write("diff_to_html.py: %s does not look like a unified diff\n" % argv[1])
         return 1
     with open(argv[2], "w", encoding="utf-8") as f:
-        f.write(render(files, argv[3] if len(argv) == 4 else ""))
+        f.write(render(blocks, argv[3] if len(argv) == 4 else ""))
     return 0
 
 
