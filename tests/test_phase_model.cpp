@@ -111,8 +111,8 @@ TEST_CASE("step 6: the running state is right for every K, the reset only when K
       CAPTURE(depth);
       CAPTURE(k_tiles);
       CHECK(hg::model::simulate_persistent(5, k_tiles, depth, true).first_bad_tile == -1);
-      const bool seed_assertion_holds = k_tiles % (2 * depth) == 0;
+      const bool original_assertion_holds = k_tiles % (2 * depth) == 0;
       CHECK((hg::model::simulate_persistent(5, k_tiles, depth, false).first_bad_tile == -1) ==
-            seed_assertion_holds);
+            original_assertion_holds);
     }
 }

@@ -7,9 +7,11 @@
 //                                     and every table into <fragments-dir> (on Doxygen's EXAMPLE_PATH)
 //   hg_docs_figures --list            prints the file names, one a line
 // Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
-// swizzle, the TMEM and fragment indexing, the mbarrier phase model of tests/phase_model.hpp, the tile
-// scheduler of common/scheduler.hpp) and checks what it shows before writing it; a failed check exits
-// with 1, so a code change that breaks a figure's or a table's claim breaks the docs build.
+// swizzle and the TMEM addressing of common/descriptors.hpp, the tile scheduler of common/scheduler.hpp),
+// the host model of the mbarrier phases that the CPU tests use (tests/phase_model.hpp, test-only code), or
+// the Hopper epilogue's fragment indexing (written out below), and checks what it shows before writing it;
+// a failed check exits with 1, so a code change that breaks a figure's or a table's claim breaks the docs
+// build.
 //
 // Adding a figure: write a function `bool draw_xxx(Svg& svg)` (return false after printing why if a
 // check fails), then add one line to kFigures at the bottom. Pages show it with
@@ -25,8 +27,8 @@
 #include <vector>
 
 #include "common/descriptors.hpp"
-#include "tests/phase_model.hpp"
 #include "common/scheduler.hpp"
+#include "tests/phase_model.hpp"
 
 namespace {
 
