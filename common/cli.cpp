@@ -54,6 +54,13 @@ ArchChoice parse_arch(const std::string& text) {
 
 bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
 
+// "2, 3, 4"
+std::string join(const std::vector<int>& values) {
+  std::string out;
+  for (int v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
+
 std::string shape_text(const Shape& s) {
   return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k);
 }
@@ -144,6 +151,19 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
   return opt;
 }
 
+int resolve_pipe_depth(int requested, const std::vector<int>& offered, const std::string& step_name) {
+  if (offered.empty()) {
+    if (requested != 0)
+      throw UsageError(step_name + " has no shared-memory ring: --pipe-depth is for the steps that have one");
+    return Variant{}.pipe_depth;
+  }
+  if (requested == 0) return offered.front();
+  for (int d : offered)
+    if (d == requested) return d;
+  throw UsageError("--pipe-depth must be one of " + join(offered) + " for " + step_name + ", got " +
+                   std::to_string(requested));
+}
+
 std::string check_shape(const Shape& s, ShapeRule rule, const std::string& step_name) {
   const auto multiple = [](int64_t v, int64_t of) { return v > 0 && v % of == 0; };
   switch (rule) {
@@ -215,12 +235,9 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --iters N               timed launches, 1 to 100000 (default " << d.iters << ")\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
-  if (!pipe_depths.empty()) {
-    std::string choices;
-    for (int d : pipe_depths) choices += (choices.empty() ? "" : ", ") + std::to_string(d);
-    out << "  --pipe-depth N          stages of the shared-memory ring: " << choices << " (default "
+  if (!pipe_depths.empty())
+    out << "  --pipe-depth N          stages of the shared-memory ring: " << join(pipe_depths) << " (default "
         << pipe_depths.front() << ")\n";
-  }
   out
       << "  --help, -h              print this help and exit\n"
       << "Sizes range from 1 to " << kMaxDim << "; the step may accept fewer shapes.\n"

@@ -59,6 +59,11 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults);
 /// 1 and 100000, got 0", or "--m expects a positive integer, got 'x'"). Shared by every command line here.
 int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
 
+/// The ring depth to build from --pipe-depth (0: not given): one of `offered` (the step's depths, default
+/// first), or the default. A step without a ring (`offered` empty) refuses the flag and gets Variant's
+/// default, which its kernels ignore. Throws UsageError naming the choices.
+int resolve_pipe_depth(int requested, const std::vector<int>& offered, const std::string& step_name);
+
 /// Returns "" when the step accepts the shape, else the one-line reason naming the rule it breaks.
 std::string check_shape(const Shape& shape, ShapeRule rule, const std::string& step_name);
 

@@ -24,25 +24,6 @@ namespace {
 
 enum ExitCode { kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitCuda = 3, kExitNoGpu = 77 };
 
-/// The ring depth to build: --pipe-depth when given (one the step offers), else the step's default. Steps
-/// without a ring refuse the flag and keep Variant's default, which their kernels ignore.
-int resolve_pipe_depth(int requested, const StepSpec& spec) {
-  if (spec.pipe_depths.empty()) {
-    if (requested != 0)
-      throw UsageError(std::string(spec.name) + " has no shared-memory ring: --pipe-depth is for the steps "
-                       "that have one");
-    return Variant{}.pipe_depth;
-  }
-  if (requested == 0) return spec.pipe_depths.front();
-  std::string choices;
-  for (int d : spec.pipe_depths) {
-    if (d == requested) return d;
-    choices += (choices.empty() ? "" : ", ") + std::to_string(d);
-  }
-  throw UsageError("--pipe-depth must be one of " + choices + " for " + spec.name + ", got " +
-                   std::to_string(requested));
-}
-
 void save_npy(const std::string& dir, const GemmArgs& g) {
   auto save = [&](const char* name, const __half* src, int64_t rows, int64_t cols) {
     std::vector<uint16_t> bits(size_t(rows * cols));
@@ -156,7 +137,7 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
       return kExitPass;
     }
     variant.brk = resolve_break(opt.break_name, spec.breaks, spec.name);
-    variant.pipe_depth = resolve_pipe_depth(opt.pipe_depth, spec);
+    variant.pipe_depth = resolve_pipe_depth(opt.pipe_depth, spec.pipe_depths, spec.name);
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);

@@ -294,3 +294,17 @@ TEST_CASE("parse_cli: --pipe-depth takes a small positive integer; the step chec
   check_refused({"--pipe-depth", "two"}, {"--pipe-depth", "'two'"});
   check_refused({"--pipe-depth"}, {"--pipe-depth needs a value"});
 }
+
+TEST_CASE("resolve_pipe_depth: the step's default, one it offers, or a usage error naming the choices") {
+  const std::vector<int> ring = {2, 3, 4};
+  CHECK(hg::resolve_pipe_depth(0, ring, "step5_demo") == 2);
+  CHECK(hg::resolve_pipe_depth(4, ring, "step5_demo") == 4);
+  CHECK(hg::resolve_pipe_depth(0, {3, 2}, "step7_demo") == 3);  // the first offered is the default
+  CHECK_THROWS_WITH_AS(hg::resolve_pipe_depth(5, ring, "step5_demo"),
+                       "--pipe-depth must be one of 2, 3, 4 for step5_demo, got 5", hg::UsageError);
+  // No ring: the flag is refused; without it the kernels get Variant's default and ignore it.
+  CHECK(hg::resolve_pipe_depth(0, {}, "step4_demo") == hg::Variant{}.pipe_depth);
+  CHECK_THROWS_WITH_AS(hg::resolve_pipe_depth(2, {}, "step4_demo"),
+                       "step4_demo has no shared-memory ring: --pipe-depth is for the steps that have one",
+                       hg::UsageError);
+}
