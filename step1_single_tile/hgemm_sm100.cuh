@@ -12,7 +12,7 @@
 //   registers --(fp32 -> fp16)--> GMEM
 //
 // This kernel does, in order:
-//   1. warp 0 initialises the MMA mbarrier and allocates 512 TMEM columns for the accumulator;
+//   1. warp 0 initialises the MMA mbarrier and allocates 128 TMEM columns for the accumulator;
 //   2. all 128 threads copy A and B into 128B-swizzled shared memory, 16 bytes at a time;
 //   3. fence + __syncthreads: every copy is visible to the tensor core before anyone issues the MMA;
 //   4. ONE elected thread issues four 128x128x16 MMAs (K = 64) and commits them to the mbarrier;
@@ -45,7 +45,10 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
+// TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
+// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
+// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+__device__ constexpr uint32_t kTmemCols = 128;
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc

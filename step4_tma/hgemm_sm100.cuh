@@ -15,13 +15,15 @@
 //   then once:       TMEM --(tcgen05.ld)--> registers --> SMEM --(TMA store)--> GMEM
 //
 // This kernel does, in order:
-//   1. warp 0 initialises two mbarriers (tma_bar, mma_bar) and allocates 512 TMEM columns;
-//   2. for each K tile i: thread 0 issues the two TMA loads (A and B tiles of K tile i) and
-//      mbarrier.arrive.expect_tx(32768 bytes); everyone waits on tma_bar; ONE elected thread issues four
-//      128x128x16 MMAs and commits them to mma_bar; everyone waits on mma_bar; both phase bits flip;
-//   3. each thread loads its accumulator row with tcgen05.ld, converts it to fp16 and writes it into a
-//      128B-swizzled SMEM tile; fence.proxy.async + __syncthreads; thread 0 issues the TMA store (two
-//      64-column boxes), commits it as a bulk group and waits for it before the tile may be reused;
+//   1. warp 0 initialises two mbarriers (tma_bar, mma_bar) and allocates 128 TMEM columns;
+//   2. warp 0 alone runs the K-loop; for each K tile i: thread 0 issues the two TMA loads (A and B tiles
+//      of K tile i) and mbarrier.arrive.expect_tx(32768 bytes); warp 0 waits on tma_bar; ONE elected
+//      thread issues four 128x128x16 MMAs and commits them to mma_bar; warp 0 waits on mma_bar; both
+//      phase bits flip. Only the issuing warp waits on the barriers (see the docs: parity aliasing);
+//   3. a CTA barrier after the loop tells warps 1-3 that the accumulator is final; each thread loads its
+//      accumulator row with tcgen05.ld, converts it to fp16 and writes it into a 128B-swizzled SMEM tile;
+//      fence.proxy.async + __syncthreads; thread 0 issues the TMA store (two 64-column boxes), commits it
+//      as a bulk group and waits for it before the tile may be reused;
 //   4. the allocating warp frees TMEM after everyone is done reading it.
 //
 // Build and run (from the repository root):
@@ -49,7 +51,10 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
+// TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
+// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
+// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+__device__ constexpr uint32_t kTmemCols = 128;
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -120,22 +125,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
 
   // [kloop]
-  // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
+  // --- K-loop, run by warp 0 alone: thread 0 loads, one elected lane issues the MMAs --------------------
+  // Only the warp that issues waits on tma_bar and mma_bar. A warp that waited on every phase with no CTA
+  // barrier in the loop could stall through a whole iteration, find the same parity again, and fall two
+  // phases behind: try_wait.parity tells the current phase only from the one before it.
   const int K_TILES = K / BLK_K;
-  for (int i = 0; i < K_TILES; ++i) {
-    // [kloop]
-    // [load]
-    // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
-    if (tid == 0) tma_load(i);
-    ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
-    ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
-    // [load]
+  if (warp_id == 0) {
+    for (int i = 0; i < K_TILES; ++i) {
+      // [kloop]
+      // [load]
+      // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
+      if (tid == 0) tma_load(i);
+      ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+      ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
+      // [load]
 
-    // [mma]
-    // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
-    // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
-    // threads issued it, the tile would be computed 128 times.
-    if (warp_id == 0) {
+      // [mma]
+      // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
+      // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
+      // threads issued it, the tile would be computed 128 times.
       if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
         const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
@@ -149,17 +157,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
       }
       __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
-    }
-    // [mma]
+      // [mma]
 
-    // [wait]
-    // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-    ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
-    phase_tma ^= 1;  // tma_bar completed one phase this iteration too: next time, wait on the other parity
-    if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
-    ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
-    // [wait]
+      // [wait]
+      // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
+      ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+      phase_tma ^= 1;  // tma_bar completed one phase this iteration too: next time, wait on the other parity
+      if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
+      ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
+      // [wait]
+    }
   }
+  // --- The accumulator is final: warp 0 saw the last MMA complete, the CTA barrier tells everyone ---------
+  ptx::tcgen05_fence_before_thread_sync();  // order warp 0's view of the finished MMAs before the barrier
+  __syncthreads();                          // warps 1-3 wait here for the whole K-loop
+  ptx::tcgen05_fence_after_thread_sync();   // order the TMEM reads below after the barrier
 
   // [epilogue]
   // --- Writeback: TMEM -> registers -> SMEM -> (TMA store) -> GMEM ---------------------------------------

@@ -6,9 +6,10 @@
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //
-// This step launches a fixed pool of CTAs, one per SM, instead of one CTA per output tile. Each CTA
-// initialises its barriers and allocates TMEM once, then loops over the output tiles an L2-grouped
-// scheduler gives it (tile blockIdx.x, then every gridDim.x-th one), running step 5's pipeline on each.
+// This step launches a fixed pool of CTAs, as many as fit on the SMs at once, instead of one CTA per output
+// tile. Each CTA initialises its barriers and allocates TMEM once, then loops over the output tiles an
+// L2-grouped scheduler gives it (tile blockIdx.x, then every gridDim.x-th one), running step 5's pipeline
+// on each.
 // The pipeline state (ring stage, both phase bits) runs on across tiles instead of being reset per tile,
 // which keeps every wait right for any number of K tiles (see README: the original resets it and must
 // require K_TILES % (2 * PIPE_DEPTH) == 0).
@@ -16,12 +17,12 @@
 //   per tile:      GMEM --(TMA ring)--> SMEM --(tcgen05.mma)--> TMEM --> registers --> SMEM --(TMA)--> GMEM
 //
 // This kernel does, in order:
-//   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 512 TMEM columns (once);
+//   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 128 TMEM columns (once);
 //   2. while the scheduler has a tile for this CTA: the prologue loads the first K tiles into the ring
-//      from the running stage on; the K-loop of step 5 (waits with the running phases, MMA, refill);
-//      the epilogue of step 5, with the TMEM reads fenced before the next tile's MMA overwrites TMEM; the
-//      TMA store drains during the next tile's K-loop, and is waited for (its reads of the staging tile)
-//      just before the next tile writes that tile;
+//      from the running stage on; the K-loop of step 5, run by warp 0 (waits with the running phases, MMA,
+//      refill); the CTA barrier after it; the epilogue of step 5, with the TMEM reads fenced before the
+//      next tile's MMA overwrites TMEM; the TMA store drains during the next tile's K-loop, and is waited
+//      for (its reads of the staging tile) just before the next tile writes that tile;
 //   3. thread 0 waits for the last store; the allocating warp frees TMEM after everyone is done reading it.
 //
 // Build and run (from the repository root):
@@ -51,7 +52,10 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
-__device__ constexpr uint32_t kTmemCols = 512;       // as the original: the whole TMEM (power of 2, >= 32)
+// TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
+// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
+// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+__device__ constexpr uint32_t kTmemCols = 128;
 
 // Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -137,7 +141,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     m_st = scheduler.current().m * BLK_M;
     n_st = scheduler.current().n * BLK_N;
-    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0, phase_mma = 0;  // the original's reset
+    // --break reset-phase-per-tile: the original's reset of the pipeline state at every tile.
+    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0, phase_mma = 0;
     // [persistent]
 
     // [prologue]
@@ -148,21 +153,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [prologue]
 
     // [kloop]
-    // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
+    // --- K-loop, run by warp 0 alone: thread 0 loads, one elected lane issues the MMAs --------------------
+    // Only the warp that issues waits on tma_bar and mma_bar. A warp that waited on every phase with no CTA
+    // barrier in the loop could stall through a whole iteration, find the same parity again, and fall two
+    // phases behind: try_wait.parity tells the current phase only from the one before it.
     const int K_TILES = K / BLK_K;
-    for (int i = 0; i < K_TILES; ++i) {
-      // [kloop]
-      // [load]
-      // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
-      ptx::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
-      ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
-      // [load]
+    if (warp_id == 0) {
+      for (int i = 0; i < K_TILES; ++i) {
+        // [kloop]
+        // [load]
+        // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
+        ptx::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+        ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
+        // [load]
 
-      // [mma]
-      // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
-      // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
-      // threads issued it, the tile would be computed 128 times.
-      if (warp_id == 0) {
+        // [mma]
+        // --- Compute: ONE elected thread issues the MMAs of the whole tile -----------------------------------
+        // The MMA is a cooperative hardware operation: a single issue computes all 128 x 128 outputs. If all 128
+        // threads issued it, the tile would be computed 128 times.
         if (ptx::elect_sync()) {
           const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
           const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
@@ -176,25 +184,29 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
         }
         __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
-      }
-      // [mma]
+        // [mma]
 
-      // [wait]
-      // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-      ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
-      if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
-      ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
+        // [wait]
+        // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
+        ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read the stage before TMA refills it
+        if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
+        ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
 
-      // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
-      if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
-      // Advance the running ring position; each stage's barrier completes a phase once per trip around
-      // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
-      if (++stage == PIPE_DEPTH) {
-        stage = 0;
-        if constexpr (BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
+        // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
+        if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+        // Advance the running ring position; each stage's barrier completes a phase once per trip around
+        // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
+        if (++stage == PIPE_DEPTH) {
+          stage = 0;
+          if constexpr (BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
+        }
+        // [wait]
       }
-      // [wait]
     }
+    // --- The accumulator is final: warp 0 saw the last MMA complete, the CTA barrier tells everyone ---------
+    ptx::tcgen05_fence_before_thread_sync();  // order warp 0's view of the finished MMAs before the barrier
+    __syncthreads();                          // warps 1-3 wait here for the whole K-loop
+    ptx::tcgen05_fence_after_thread_sync();   // order the TMEM reads below after the barrier
 
     // [epilogue]
     // --- Writeback: TMEM -> registers -> SMEM -> (TMA store) -> GMEM ---------------------------------------
@@ -248,8 +260,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// Host side: a persistent 1D grid of one CTA per SM (the 512-column TMEM allocation takes a whole SM's
-/// tensor memory, so a second CTA could not allocate), and the three tensor maps of step 4.
+/// Host side: a persistent 1D grid with as many CTAs as can be resident at once (SM count times CTAs per SM
+/// from the occupancy API; each CTA allocates only its accumulator's 128 TMEM columns, so shared memory, not
+/// TMEM, decides how many share an SM), and the three tensor maps of step 4.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}, {kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
@@ -259,10 +272,13 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, per_sm = 0;
   HG_CUDA_CHECK(cudaGetDevice(&device));
   HG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));  // 148 on a B200
-  const dim3 grid(sms), block(kThreads);
+  HG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads,
+                                                              kSmemBytes<PIPE_DEPTH>));
+  if (per_sm < 1) throw hg::CudaError("step6 sm100 kernel cannot be resident on this GPU (occupancy 0)");
+  const dim3 grid(sms * per_sm), block(kThreads);
   return [=](cudaStream_t stream) {
     hgemm_kernel<PIPE_DEPTH, BREAK>
         <<<grid, block, kSmemBytes<PIPE_DEPTH>, stream>>>(tmap_a, tmap_b, tmap_d, g.m, g.n, g.k);

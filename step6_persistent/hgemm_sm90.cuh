@@ -121,7 +121,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     m_st = scheduler.current().m * BLK_M;
     n_st = scheduler.current().n * BLK_N;
-    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;  // the original's reset
+    // --break reset-phase-per-tile: the original's reset of the pipeline state at every tile.
+    if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;
     // [persistent]
 
     // [prologue]

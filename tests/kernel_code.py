@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Checks of the step kernels' PTX and machine code (SASS), each kernel found under its own namespace.
 
-  kernel_code.py ptx FILE.ptx STEP ARCH --require INSTR... --forbid INSTR...
+  kernel_code.py ptx FILE.ptx STEP ARCH [--tmem-cols N] --require INSTR... --forbid INSTR...
       The PTX of STEP's main.cu compiled for ARCH (sm_90a or sm_100a): the entries of STEP's kernel for that
       architecture (stepN::sm90::hgemm_kernel<...> or stepN::sm100::...) exist and hold every required
-      instruction; no forbidden instruction occurs anywhere in the file.
+      instruction; no forbidden instruction occurs anywhere in the file. --tmem-cols N: every tcgen05.alloc
+      and tcgen05.dealloc of the kernel asks for exactly N columns (the immediate moved into its operand).
   kernel_code.py sass CUOBJDUMP BINARY STEP ARCH=INSTR...
       The machine code of STEP's binary: for each ARCH=INSTR (e.g. sm_90a=HGMMA), STEP's kernel for that
       architecture exists in the ARCH section and contains the SASS instruction.
@@ -45,9 +46,11 @@ def arch_namespace(arch):
 
 def ptx_check(args):
     path, step, arch = args[0], args[1], args[2]
-    mode, want, forbid = None, [], []
+    mode, want, forbid, tmem_cols = None, [], [], None
     for word in args[3:]:
-        if word in ("--require", "--forbid"):
+        if mode == "--tmem-cols":
+            tmem_cols, mode = int(word), None
+        elif word in ("--require", "--forbid", "--tmem-cols"):
             mode = word
         elif mode == "--require":
             want.append(word)
@@ -75,6 +78,8 @@ def ptx_check(args):
             status = 1
         else:
             print(f"ok: require '{w}' ({n} occurrences in the kernel)")
+    if tmem_cols is not None:
+        status |= check_tmem_cols(mine, tmem_cols)
     for w in forbid:
         n = text.count(w)
         if n:
@@ -82,6 +87,34 @@ def ptx_check(args):
             status = 1
         else:
             print(f"ok: forbid '{w}'")
+    return status
+
+
+def check_tmem_cols(bodies, want):
+    """Every tcgen05.alloc / dealloc asks for `want` columns: its last operand is a register that a
+    `mov.b32 %rN, <immediate>;` earlier in the same kernel sets."""
+    status, seen = 0, 0
+    for body in bodies:
+        lines = body.splitlines()
+        for i, line in enumerate(lines):
+            m = re.search(r"\btcgen05\.(alloc|dealloc)\S*\s.*?(%r\d+)\s*;", line)
+            if not m:
+                continue
+            seen += 1
+            reg, value = m.group(2), None
+            for prev in reversed(lines[:i]):
+                mv = re.match(r"\s*mov\.[bu]32\s+" + re.escape(reg) + r"\s*,\s*(\d+)\s*;", prev)
+                if mv:
+                    value = int(mv.group(1))
+                    break
+            if value != want:
+                print(f"TMEM: tcgen05.{m.group(1)} asks for {value} columns, want {want}: {line.strip()}")
+                status = 1
+    if seen == 0:
+        print("TMEM: no tcgen05.alloc or tcgen05.dealloc in the kernel")
+        return 1
+    if status == 0:
+        print(f"ok: all {seen} tcgen05.alloc/dealloc ask for {want} TMEM columns")
     return status
 
 
