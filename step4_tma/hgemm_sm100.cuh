@@ -19,7 +19,8 @@
 //   2. warp 0 alone runs the K-loop; for each K tile i: thread 0 issues the two TMA loads (A and B tiles
 //      of K tile i) and mbarrier.arrive.expect_tx(32768 bytes); warp 0 waits on tma_bar; ONE elected
 //      thread issues four 128x128x16 MMAs and commits them to mma_bar; warp 0 waits on mma_bar; both
-//      phase bits flip. Only the issuing warp waits on the barriers (see the docs: parity aliasing);
+//      phase bits flip. Only the issuing warp waits on the barriers (the step 4 docs page, "Parity: why
+//      only warp 0 waits");
 //   3. a CTA barrier after the loop tells warps 1-3 that the accumulator is final; each thread loads its
 //      accumulator row with tcgen05.ld, converts it to fp16 and writes it into a 128B-swizzled SMEM tile;
 //      fence.proxy.async + __syncthreads; thread 0 issues the TMA store (two 64-column boxes), commits it

@@ -23,12 +23,13 @@ TEST_CASE("Blackwell instruction descriptor, kind::f16, fp16 x fp16 -> fp32, K-m
 }
 
 TEST_CASE("Blackwell shared-memory descriptor, K-major, SWIZZLE_128B") {
-  // Tile at shared address 0x400: start 0x40, SBO 64 (1024 B), version bit 46, layout type 2 at bit 61.
-  CHECK(sm100_smem_desc_sw128(0x400) == 0x4000404000000040ull);
-  CHECK(sm100_smem_desc_sw128(0x8400) == 0x4000404000000840ull);
+  // Tile at shared address 0x400: start 0x40, LBO 1 (unused here; CUTLASS's value), SBO 64 (1024 B),
+  // version bit 46, layout type 2 at bit 61.
+  CHECK(sm100_smem_desc_sw128(0x400) == 0x4000404000010040ull);
+  CHECK(sm100_smem_desc_sw128(0x8400) == 0x4000404000010840ull);
   const uint64_t d = sm100_smem_desc_sw128(0x2400);
   CHECK((d & 0x3FFFull) == 0x240ull);
-  CHECK(((d >> 16) & 0x3FFFull) == 0ull);   // LBO unused
+  CHECK(((d >> 16) & 0x3FFFull) == 1ull);   // LBO: unused for swizzled K-major, 1 as CUTLASS writes it
   CHECK(((d >> 32) & 0x3FFFull) == 64ull);  // SBO = 1024 >> 4
   CHECK(((d >> 46) & 0x3ull) == 1ull);      // version
   CHECK(((d >> 49) & 0x7ull) == 0ull);      // base offset: tiles are 1024-aligned
@@ -50,7 +51,8 @@ TEST_CASE("the two architectures' descriptors are not interchangeable") {
   CHECK(bw != hp);
   CHECK((bw & (1ull << 46)) != 0);  // Blackwell needs the version bit ...
   CHECK((hp & (1ull << 46)) == 0);  // ... Hopper has none
-  CHECK(((bw >> 16) & 0x3FFFull) != ((hp >> 16) & 0x3FFFull));  // LBO conventions differ too
+  CHECK((bw >> 61) == 2ull);         // and the swizzle code sits in another field with another value
+  CHECK((hp >> 62) == 1ull);
 }
 
 TEST_CASE("advancing along K: +32 bytes per K=16 step is +2 on the descriptor") {

@@ -216,20 +216,16 @@ bool draw_swizzle128b_atom(Svg& svg) {
 // register fragment of wgmma m64n128k16 (Hopper).
 // ------------------------------------------------------------------------------------------------------
 
-/// Blackwell, step 1 epilogue: warp w issues tcgen05.ld 32x32b at hg::tmem_addr(base, 32w, 0); lane l of
-/// the warp receives TMEM lane (address lane field + l), register i = column i.
-int tmem_lane_of_thread(int t) {
-  const int warp = t / 32, lane = t % 32;
-  const uint32_t addr = hg::tmem_addr(0, uint32_t(warp * 32), 0);
-  return int(addr >> 16) + lane;
-}
+/// Blackwell epilogue: TMEM lane read by thread t (hg::tmem_ld_32x32b_owner, checked against CUTLASS by
+/// tests/test_cutlass_oracle.cu).
+int tmem_lane_of_thread(int t) { return hg::tmem_ld_32x32b_owner(t, 0).row; }
 
-/// Hopper, step 1 epilogue: thread t holds acc[h][4j + i] at row 16(t/32) + (t%32)/4 + 8(i/2),
-/// column 8j + 2(t%4) + i%2 of half h (the indexing of hgemm_sm90.cuh's epilogue).
+/// Hopper epilogue: where acc[h][reg] of thread t sits in half h (hg::wgmma_m64nNk16_acc_owner, likewise
+/// checked against CUTLASS).
 void wgmma_fragment_pos(int t, int reg, int* row, int* col) {
-  const int warp_id = t / 32, lane_id = t % 32, j = reg / 4, i = reg % 4;
-  *row = warp_id * 16 + lane_id / 4 + 8 * (i / 2);
-  *col = j * 8 + (lane_id % 4) * 2 + (i % 2);
+  const hg::AccCoord c = hg::wgmma_m64nNk16_acc_owner(t, reg);
+  *row = c.row;
+  *col = c.col;
 }
 
 bool draw_tmem_vs_wgmma_fragment(Svg& svg) {
