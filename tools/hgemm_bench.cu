@@ -2,7 +2,7 @@
 // the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
-//   ./build/hgemm_bench --out docs/results                  # 4096^3, 8192^3 and 4096 x 14336 x 4096
+//   ./build/hgemm_bench --out docs/results      # 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
 //   tools/run_benchmark.sh does both and redraws the chart and the results tables (tools/plot_results.py).
 //
@@ -63,7 +63,8 @@ const char* kUsage =
     "                   [--rounds R (default 20; iters must be a multiple)] [--seed S]\n"
     "                   [--out DIR (default bench_out)]\n"
     "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns.\n"
-    "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection).\n";
+    "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection) and\n"
+    "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay).\n";
 
 /// Throws hg::UsageError with a one-line reason.
 Args parse(int argc, char** argv) {
@@ -100,7 +101,8 @@ Args parse(int argc, char** argv) {
   if (a.iters % a.rounds != 0)
     throw hg::UsageError("--iters " + std::to_string(a.iters) + " is not a multiple of --rounds " +
                          std::to_string(a.rounds));
-  if (a.shapes.empty()) a.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}};
+  if (a.shapes.empty())
+    a.shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}, {16384, 4096, 1024}};
   return a;
 }
 
