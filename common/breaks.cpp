@@ -11,17 +11,20 @@ namespace hg {
 const std::vector<BreakInfo>& all_breaks() {
   static const std::vector<BreakInfo> kAll = {
       {Break::kNoCtaSync, "no-cta-sync", "both",
-       "drop the __syncthreads() between the thread copies and the MMA: it may read a half-written tile"},
+       "drop the __syncthreads() between the thread copies and the MMA: it may read a half-written tile",
+       "step1_single_tile", "the four warps issue wgmma together, which holds warp 0 until all have copied"},
       {Break::kNoPhaseFlip, "no-phase-flip", "sm100",
        "never flip phase_mma: from the second K tile on, the MMA wait returns before the MMA is done"},
       {Break::kNoWgmmaWait, "no-wgmma-wait", "sm90",
-       "drop the K-loop's wgmma.wait_group 0: the next copy or TMA load overwrites SMEM the wgmma still reads"},
+       "drop the K-loop's wgmma.wait_group 0: the next copy or TMA load overwrites SMEM the wgmma still reads",
+       "step2_kloop", "the next K tile's copy reads global memory first; the wgmma has read its operands by then"},
       {Break::kSwapTileOffsets, "swap-tile-offsets", "both",
        "write each tile at the transposed tile position (row and column offsets swapped; square grids only)"},
       {Break::kShortExpectTx, "short-expect-tx", "both",
        "announce 2 KiB fewer bytes than the two TMA loads bring: the phase completes before they land"},
       {Break::kNoStoreWait, "no-store-wait", "both",
-       "never wait for the TMA store's bulk group: the CTA may exit while the store still reads SMEM"},
+       "never wait for the TMA store's bulk group: the CTA may exit while the store still reads SMEM",
+       "step4_tma step6_persistent", "nothing overwrote a staging tile before its store had read it"},
       {Break::kNoTmaPhaseFlip, "no-tma-phase-flip", "both",
        "never flip phase_tma when the ring wraps: the second use of a stage passes before its load lands"},
       {Break::kResetPhasePerTile, "reset-phase-per-tile", "both",
@@ -46,6 +49,12 @@ Break resolve_break(const std::string& name, const std::vector<Break>& offered, 
                    " (--break list describes them)");
 }
 
+std::string hopper_label(const BreakInfo& b, const std::string& step_name) {
+  const std::string steps = std::string(" ") + b.passes_on_hopper_in + " ";
+  if (step_name.empty() || steps.find(" " + step_name + " ") == std::string::npos) return "";
+  return std::string("expected to pass on Hopper: ") + b.passes_on_hopper_why;
+}
+
 std::string break_list(const std::vector<Break>& offered, const std::string& step_name) {
   std::string out = step_name + ": contract switches (--break NAME):\n";
   for (Break id : offered) {
@@ -54,6 +63,8 @@ std::string break_list(const std::vector<Break>& offered, const std::string& ste
     name.resize(std::max<size_t>(name.size(), 22), ' ');
     arch.resize(7, ' ');
     out += "  " + name + arch + b.what + "\n";
+    const std::string label = hopper_label(b, step_name);
+    if (!label.empty()) out += std::string(31, ' ') + "(" + label + ")\n";
   }
   return out;
 }

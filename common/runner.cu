@@ -130,6 +130,7 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
       std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths).c_str());
+      std::printf("\n%s", break_list(spec.breaks, spec.name).c_str());
       return kExitPass;
     }
     if (opt.break_name == "list") {

@@ -55,6 +55,24 @@ TEST_CASE("break_list: one line per offered switch, with its kernel") {
   CHECK(text.find("no-cta-sync") == std::string::npos);
 }
 
+TEST_CASE("break_list: the switches an H200 tolerates in a step are labelled, only in that step") {
+  // step 2: no-wgmma-wait passes on Hopper (the label is right under it); no-phase-flip is Blackwell's.
+  const std::string step2 = hg::break_list({Break::kNoPhaseFlip, Break::kNoWgmmaWait}, "step2_kloop");
+  CHECK(step2.find("no-wgmma-wait         sm90   drop the K-loop's wgmma.wait_group 0") != std::string::npos);
+  CHECK(step2.find("(expected to pass on Hopper: the next K tile's copy reads global memory first") !=
+        std::string::npos);
+  CHECK(step2.find("expected to pass on Hopper") == step2.rfind("expected to pass on Hopper"));  // once
+  // step 4 offers the same switch, and there it fails on the H200: no label.
+  const std::string step4 = hg::break_list({Break::kNoWgmmaWait, Break::kNoStoreWait}, "step4_tma");
+  CHECK(step4.find("(expected to pass on Hopper: nothing overwrote a staging tile") != std::string::npos);
+  CHECK(step4.find("global memory first") == std::string::npos);
+  CHECK(hg::hopper_label(hg::break_info(Break::kNoStoreWait), "step6_persistent").find("expected to pass") == 0);
+  CHECK(hg::hopper_label(hg::break_info(Break::kNoStoreWait), "step6").empty());  // whole step names only
+  CHECK(hg::hopper_label(hg::break_info(Break::kShortExpectTx), "step4_tma").empty());
+  CHECK(hg::hopper_label(hg::break_info(Break::kNoCtaSync), "step1_single_tile").find("wgmma together") !=
+        std::string::npos);
+}
+
 // A kernel's barrier table, as a ring kernel's prepare function hands it to arm_watchdog.
 constexpr hg::BarrierName kRing[] = {{8, 1, "mma_bar"}, {16, 3, "tma_bar"}};
 

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Turn a benchmark run (ladder.csv + ladder.json from build/hgemm_bench) into the chart and the tables.
+"""Turn a benchmark run (ladder.csv + ladder.json from build/hgemm_bench) into the chart and the tables, and
+the Nsight Compute profile (profile.csv + profile.json from tools/profile_steps.py) into the profile tables.
 
-    tools/plot_results.py [DIR]          write DIR/ladder.svg and rewrite the results tables in README.md and
-                                         docs/mainpage.md between <!-- results:begin --> / <!-- results:end -->
-    tools/plot_results.py --check [DIR]  exit 1 if the chart or either table differs from what DIR's CSV gives
+    tools/plot_results.py [DIR]          write DIR/ladder.svg; rewrite the results tables in README.md and
+                                         docs/mainpage.md between <!-- results:begin --> / <!-- results:end -->;
+                                         rewrite every profile table between <!-- profile:begin [STEP] --> /
+                                         <!-- profile:end --> in README.md, docs/*.md and step*/README.md
+                                         (no STEP: every row; a STEP: that step, the one before it, cuBLAS)
+    tools/plot_results.py --check [DIR]  exit 1 if the chart or any table differs from what DIR's CSVs give
 
 DIR defaults to docs/results. Plain Python 3, no plotting library: the SVG is written by hand so that the
 script runs anywhere the tests run. The numbers come only from the CSV, so they never drift from a run.
@@ -12,10 +16,14 @@ import csv
 import html
 import json
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+PROFILE_BEGIN_RE = re.compile(r"<!-- profile:begin( [a-z0-9_]+)? -->")
+PROFILE_END = "<!-- profile:end -->"
+LADDER = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent"]
 COLORS = {"step3_grid": "#9ecae1", "step4_tma": "#6baed6", "step5_pipeline": "#3182bd",
           "step6_persistent": "#08519c", "cublas": "#fd8d3c"}
 
@@ -36,7 +44,23 @@ def shape_name(s):
     return f"{s[0]} x {s[1]} x {s[2]}"
 
 
-def table(meta, rows, shapes):
+def power_note(results_dir):
+    """One sentence on the clocks and power during the run, from DIR/power.csv (nvidia-smi), or ""."""
+    path = results_dir / "power.csv"
+    if not path.exists():
+        return ""
+    with open(path, newline="") as f:
+        samples = [r for r in csv.reader(f)][1:]
+    busy = [(int(r[1].split()[0]), float(r[2].split()[0])) for r in samples if len(r) >= 3 and
+            float(r[2].split()[0]) > 300.0]  # the GPU under load (idle draw is about 80 W)
+    if not busy:
+        return ""
+    return (f"During the run the SM clock ranged from {min(c for c, _ in busy)} to {max(c for c, _ in busy)} MHz "
+            f"while the GPU was busy, and the power draw peaked at {max(p for _, p in busy):.0f} W "
+            f"(`docs/results/power.csv`: nvidia-smi every 200 ms).")
+
+
+def table(meta, rows, shapes, note=""):
     lines = [
         f"Measured on one {meta['gpu']} ({meta['sm_count']} SMs, {meta['kernel']} kernels, driver "
         f"{meta['driver'] or 'unknown'}, CUDA {meta['cuda_runtime']}, cuBLAS {meta['cublas']}) on "
@@ -57,9 +81,66 @@ def table(meta, rows, shapes):
             if r["verified"] != "1" or float(r["median_ms"]) == 0.0:
                 lines.append(f"| {shape_name(s)} | {r['step']} | {r['what']} | failed verification | | | |")
                 continue
+            pct = float(r["pct_cublas"])
+            mark = " &dagger;" if pct > 100.05 else ""
             lines.append(f"| {shape_name(s)} | {r['step']} | {r['what']} | {float(r['median_ms']):.3f} | "
-                         f"{float(r['tflops']):.1f} | {float(r['pct_cublas']):.1f}% | {float(r['pct_peak']):.1f}% |")
+                         f"{float(r['tflops']):.1f} | {pct:.1f}%{mark} | {float(r['pct_peak']):.1f}% |")
+    if any(float(r["pct_cublas"]) > 100.05 for r in rows):
+        lines += ["", "&dagger; Above 100%: in this run cuBLAS was slower than this kernel at this shape. The GPU "
+                  "sets its clocks from power and temperature, and they move during a run. " + note + " A lead "
+                  "of a few percent at one shape can be the clocks' as much as the kernels'."]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def load_profile(results_dir):
+    path = results_dir / "profile.csv"
+    if not path.exists():
+        return None, []
+    meta = json.loads((results_dir / "profile.json").read_text())
+    with open(path, newline="") as f:
+        return meta, list(csv.DictReader(f))
+
+
+def profile_table(meta, rows, step):
+    """The profile rows of `step`, the step before it and cuBLAS (all rows when step is None)."""
+    if step:
+        i = LADDER.index(step)
+        keep = set(LADDER[max(0, i - 1):i + 1]) | {"cublas"}
+        rows = [r for r in rows if r["step"] in keep]
+    lines = [
+        f"Nsight Compute ({meta['ncu']}) on one {meta['gpu']} (driver {meta['driver']}, CUDA {meta['cuda']}) on "
+        f"{meta['date_utc'][:10]}: each kernel's first launch (the verified one) on random inputs, clocks as the "
+        f"GPU sets them. Tensor pipe: active cycles as % of peak; occupancy: achieved, % of the SM's warps; "
+        f"CTAs/SM: the resident limit; stalls: the two largest, in warps stalled per issued instruction. "
+        f"Generated by `tools/plot_results.py` from `docs/results/profile.csv` (`tools/profile_steps.py`).",
+        "",
+        "| shape | kernel | ms | tensor pipe | occupancy | CTAs/SM (grid) | L2 hit | DRAM read | top stalls |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        stalls = ", ".join(f"{r[f'stall{i}']} {r[f'stall{i}_ratio']}" for i in (1, 2) if r[f"stall{i}"])
+        lines.append(f"| {r['m']} x {r['n']} x {r['k']} | {r['step']} | {float(r['duration_ms']):.3f} | "
+                     f"{r['tensor_active_pct']}% | {r['achieved_occupancy_pct']}% | {r['ctas_per_sm']} "
+                     f"({r['grid_size']}) | {r['l2_hit_pct']}% | {float(r['dram_read_mb']):.0f} MB | {stalls} |")
     return "\n".join(lines)
+
+
+def replace_profile_blocks(text, meta, rows, path):
+    """Every <!-- profile:begin [STEP] --> ... <!-- profile:end --> block of a page, regenerated."""
+    out, pos = [], 0
+    for m in PROFILE_BEGIN_RE.finditer(text):
+        if m.start() < pos:
+            continue
+        end = text.find(PROFILE_END, m.end())
+        if end < 0:
+            raise SystemExit(f"{path}: {m.group(0)} without {PROFILE_END}")
+        step = (m.group(1) or "").strip() or None
+        if step and step not in LADDER:
+            raise SystemExit(f"{path}: {m.group(0)} names no step of the profile ({', '.join(LADDER)})")
+        out += [text[pos:m.end()], "\n", profile_table(meta, rows, step), "\n"]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def svg(meta, rows, shapes):
@@ -111,17 +192,24 @@ def main():
     # resolve(): a relative OUT_DIR (tools/run_benchmark.sh passes docs/results) must compare with ROOT.
     results_dir = pathlib.Path(args[0]).resolve() if args else ROOT / "docs" / "results"
     meta, rows, shapes = load(results_dir)
-    block = table(meta, rows, shapes)
+    block = table(meta, rows, shapes, power_note(results_dir))
     targets = {results_dir / "ladder.svg": svg(meta, rows, shapes)}
     for page in (ROOT / "README.md", ROOT / "docs" / "mainpage.md"):
         targets[page] = replace_block(page.read_text(), block, page)
+    profile_meta, profile_rows = load_profile(results_dir)
+    if profile_rows:
+        pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("step*/README.md"))]
+        for page in pages:
+            text = targets.get(page, page.read_text())
+            if PROFILE_BEGIN_RE.search(text):
+                targets[page] = replace_profile_blocks(text, profile_meta, profile_rows, page)
     stale = [p for p, want in targets.items() if not p.exists() or p.read_text() != want]
     if check:
         if stale:
             print("out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale) +
                   " - run tools/plot_results.py and commit the result")
             return 1
-        print("chart and results tables match " + str((results_dir / "ladder.csv").relative_to(ROOT)))
+        print("chart, results and profile tables match the CSVs in " + str(results_dir.relative_to(ROOT)))
         return 0
     for p in stale:
         p.write_text(targets[p])
