@@ -5,11 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step builds the whole data path of a tensor-core GEMM once, for ONE 128 x 128 output tile with
-// ONE 64-wide K tile (D = A * B^T, A: 128 x 64, B: 128 x 64, fp16 in, fp32 accumulate, fp16 out):
-//   GMEM --(all 128 threads copy)--> SMEM (128B swizzle) --(tcgen05.mma)--> TMEM --(tcgen05.ld)-->
-//   registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step1_single_tile.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises the MMA mbarrier and allocates 128 TMEM columns for the accumulator;

@@ -5,11 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same first step as hgemm_sm100.cuh, on the GPU most readers own. One 128 x 128 output tile, one
-// 64-wide K tile (D = A * B^T, fp16 in, fp32 accumulate, fp16 out). Hopper has no TMEM: the accumulator
-// lives in the registers of the warpgroup that issues the MMA:
-//   GMEM --(all 128 threads copy)--> SMEM (128B swizzle) --(wgmma)--> registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step1_single_tile.md.
 //
 // This kernel does, in order:
 //   1. all 128 threads copy A and B into 128B-swizzled shared memory, 16 bytes at a time (the same layout
@@ -18,8 +14,6 @@
 //   3. the whole warpgroup issues wgmma m64n128k16: 2 row halves (64 rows each) x 4 K steps of 16;
 //   4. wgmma.commit_group + wgmma.wait_group 0: the accumulator registers are final;
 //   5. each thread converts its accumulator fragment to fp16 and writes it to D.
-// Differences from Blackwell to notice: the warpgroup issues (not one thread), completion is a wgmma
-// group (not an mbarrier phase), and each thread owns scattered pieces of rows (not one whole row).
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step1_single_tile

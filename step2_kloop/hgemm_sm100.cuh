@@ -5,12 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step keeps ONE 128 x 128 output tile but lets K grow: K is cut into 64-wide tiles, and each one is
-// copied, multiplied and accumulated into the same TMEM accumulator (D = A * B^T, A: 128 x K, B: 128 x K).
-// Reusing the MMA mbarrier once per K tile is the lesson: its phase parity must be tracked.
-//   for each K tile: GMEM --(threads)--> SMEM --(tcgen05.mma, accumulate)--> TMEM
-//   then once:       TMEM --(tcgen05.ld)--> registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step2_kloop.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises the MMA mbarrier and allocates 128 TMEM columns for the accumulator;

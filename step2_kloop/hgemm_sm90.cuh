@@ -5,11 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same second step as hgemm_sm100.cuh: ONE 128 x 128 output tile, K cut into 64-wide tiles that are
-// copied, multiplied and accumulated into the same accumulator registers (D = A * B^T).
-//   for each K tile: GMEM --(threads)--> SMEM --(wgmma, accumulate)--> registers
-//   then once:       registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step2_kloop.md.
 //
 // This kernel does, in order:
 //   1. for each K tile i: all 128 threads copy K tile i of A and B into 128B-swizzled shared memory;
@@ -17,8 +13,6 @@
 //      (scale-d is 0 only for the very first one); wgmma.commit_group + wgmma.wait_group 0 before the
 //      next iteration's copy may overwrite the shared-memory tiles;
 //   2. each thread converts its accumulator fragment to fp16 and writes it to D.
-// Hopper needs no mbarrier here: wgmma.wait_group is a per-warpgroup counter of pending groups, with no
-// phase to track. The phase lesson comes back on Hopper in step 4, with the TMA barrier.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step2_kloop

@@ -5,13 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step covers the whole matrix: a 2D grid of M/128 x N/128 CTAs, and CTA (bx, by) computes the output
-// tile D[bx*128 ..][by*128 ..] with the step 2 K-loop, reading the row band bx of A and the row band by of
-// B (which the transpose turns into a column band of D). Only the global offsets are new; the path inside a
-// CTA (SMEM, TMEM, registers) and its synchronisation are step 2's, unchanged.
-//   for each K tile: GMEM --(threads)--> SMEM --(tcgen05.mma, accumulate)--> TMEM
-//   then once:       TMEM --(tcgen05.ld)--> registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step3_grid.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises the MMA mbarrier and allocates 128 TMEM columns for the accumulator;

@@ -5,11 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same third step as hgemm_sm100.cuh: a 2D grid of M/128 x N/128 CTAs, CTA (bx, by) computing the
-// output tile D[bx*128 ..][by*128 ..] with the step 2 K-loop from row band bx of A and row band by of B.
-//   for each K tile: GMEM --(threads)--> SMEM --(wgmma, accumulate)--> registers
-//   then once:       registers --(fp32 -> fp16)--> GMEM
+//             The lesson of this step is told once, in docs/step3_grid.md.
 //
 // This kernel does, in order:
 //   1. for each K tile i: all 128 threads copy K tile i of this CTA's rows of A and B
@@ -18,8 +14,6 @@
 //      (scale-d is 0 only for the very first one); wgmma.commit_group + wgmma.wait_group 0 before the
 //      next iteration's copy may overwrite the shared-memory tiles;
 //   2. each thread converts its accumulator fragment to fp16 and writes it to this CTA's tile of D.
-// Hopper needs no mbarrier here: wgmma.wait_group is a per-warpgroup counter of pending groups, with no
-// phase to track. The phase lesson comes back on Hopper in step 4, with the TMA barrier.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step3_grid

@@ -5,14 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step hands the data movement to the Tensor Memory Accelerator (TMA). One thread issues a tile copy
-// described by a tensor map (built on the host), and the TMA engine generates the addresses and moves the
-// bytes, writing the 128B swizzle itself. Its completion is not a __syncthreads matter: the copies count
-// their bytes on an mbarrier (tma_bar) whose phase, like mma_bar's, completes once per K iteration. The
-// output also leaves through TMA: registers -> a swizzled SMEM tile -> one bulk store.
-//   for each K tile: GMEM --(TMA)--> SMEM --(tcgen05.mma, accumulate)--> TMEM
-//   then once:       TMEM --(tcgen05.ld)--> registers --> SMEM --(TMA store)--> GMEM
+//             The lesson of this step is told once, in docs/step4_tma.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises two mbarriers (tma_bar, mma_bar) and allocates 128 TMEM columns;

@@ -5,13 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same fourth step as hgemm_sm100.cuh: the TMA engine moves the A and B tiles (one thread issues, the
-// bytes complete on an mbarrier) and stores D from a swizzled SMEM staging tile. On Hopper this is where
-// the mbarrier and its phase parity enter: tma_bar completes one phase per K iteration, so phase_tma flips
-// every iteration, exactly as mma_bar's phase does on Blackwell in step 2.
-//   for each K tile: GMEM --(TMA)--> SMEM --(wgmma, accumulate)--> registers
-//   then once:       registers --> SMEM --(TMA store)--> GMEM
+//             The lesson of this step is told once, in docs/step4_tma.md.
 //
 // This kernel does, in order:
 //   1. thread 0 initialises tma_bar;

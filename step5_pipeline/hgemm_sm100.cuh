@@ -5,13 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step gives the A and B tiles a stage dimension: a ring of PIPE_DEPTH shared-memory stages (2 = double
-// buffering), each with its own TMA barrier. The loads of the next K tiles are in flight while the current
-// one is multiplied: TMA and tensor core overlap. Two phase bits now move at different speeds: mma_bar's
-// flips every K tile, as before; the ring's TMA phase flips only when the ring wraps around.
-//   for each K tile: GMEM --(TMA, PIPE_DEPTH tiles ahead)--> SMEM stage --(tcgen05.mma)--> TMEM
-//   then once:       TMEM --(tcgen05.ld)--> registers --> SMEM --(TMA store)--> GMEM
+//             The lesson of this step is told once, in docs/step5_pipeline.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 128 TMEM columns;

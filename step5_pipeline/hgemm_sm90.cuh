@@ -5,13 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same fifth step as hgemm_sm100.cuh: a ring of PIPE_DEPTH shared-memory stages, one TMA barrier each,
-// so the loads of the next K tiles are in flight while the current one is multiplied. A stage is refilled
-// only after the wgmma that read it has completed (wgmma.wait_group 0). The TMA phase flips when the ring
-// wraps around, not every iteration.
-//   for each K tile: GMEM --(TMA, PIPE_DEPTH tiles ahead)--> SMEM stage --(wgmma)--> registers
-//   then once:       registers --> SMEM --(TMA store)--> GMEM
+//             The lesson of this step is told once, in docs/step5_pipeline.md.
 //
 // This kernel does, in order:
 //   1. thread 0 initialises PIPE_DEPTH TMA barriers;

@@ -5,16 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// This step launches a fixed pool of CTAs, as many as fit on the SMs at once, instead of one CTA per output
-// tile. Each CTA initialises its barriers and allocates TMEM once, then loops over the output tiles an
-// L2-grouped scheduler gives it (tile blockIdx.x, then every gridDim.x-th one), running step 5's pipeline
-// on each.
-// The pipeline state (ring stage, both phase bits) runs on across tiles instead of being reset per tile,
-// which keeps every wait right for any number of K tiles (see README: the original resets it and must
-// require K_TILES % (2 * PIPE_DEPTH) == 0).
-//   once per CTA:  barriers, TMEM
-//   per tile:      GMEM --(TMA ring)--> SMEM --(tcgen05.mma)--> TMEM --> registers --> SMEM --(TMA)--> GMEM
+//             The lesson of this step is told once, in docs/step6_persistent.md.
 //
 // This kernel does, in order:
 //   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 128 TMEM columns (once);

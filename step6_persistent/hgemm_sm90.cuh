@@ -5,12 +5,7 @@
 //             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
 //             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//
-// The same sixth step as hgemm_sm100.cuh: a fixed pool of CTAs (SM count times the CTAs per SM the occupancy
-// API allows), each initialising its barriers once and looping over the tiles of the L2-grouped scheduler
-// with step 5's pipeline. The ring stage and phase_tma run on across tiles, never reset.
-//   once per CTA:  barriers
-//   per tile:      GMEM --(TMA ring)--> SMEM --(wgmma)--> registers --> SMEM --(TMA store)--> GMEM
+//             The lesson of this step is told once, in docs/step6_persistent.md.
 //
 // This kernel does, in order:
 //   1. thread 0 initialises PIPE_DEPTH TMA barriers (once);
