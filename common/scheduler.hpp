@@ -4,8 +4,9 @@
 // output tiles. Linear tile t is mapped to (m, n) in groups of G tile rows: inside a group the schedule
 // walks down a column of G tiles (same n, so the same B tile), then moves to the next column. At any
 // moment the CTAs in flight work on a compact block of G rows, whose A and B tiles fit in L2 together,
-// instead of a full row of tiles, which would stream all of B. The last group holds the remaining
-// m_tiles % G rows. This mirrors the schedule of the original tutorial (TVM's
+// instead of walking down whole columns of tiles as the 2D grid of steps 3 to 5 does (its CTAs in flight
+// then need every band of A, which is streamed from DRAM again for each column). The last group holds the
+// remaining m_tiles % G rows. This mirrors the schedule of the original tutorial (TVM's
 // ClusterPersistentScheduler2D with l2_group_size = 8), written from its description.
 // Host and device code: the kernel and the CPU tests use this one implementation.
 #pragma once

@@ -1,4 +1,5 @@
-// step1_single_tile: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step1_single_tile: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step1_single_tile.md.
 #include "common/runner.hpp"
 #include "step1_single_tile/hgemm_sm100.cuh"
 #include "step1_single_tile/hgemm_sm90.cuh"

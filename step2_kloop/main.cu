@@ -1,4 +1,5 @@
-// step2_kloop: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step2_kloop: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step2_kloop.md.
 #include "common/runner.hpp"
 #include "step2_kloop/hgemm_sm100.cuh"
 #include "step2_kloop/hgemm_sm90.cuh"

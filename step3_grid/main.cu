@@ -1,4 +1,5 @@
-// step3_grid: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step3_grid: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step3_grid.md.
 #include "common/runner.hpp"
 #include "step3_grid/hgemm_sm100.cuh"
 #include "step3_grid/hgemm_sm90.cuh"

@@ -1,4 +1,5 @@
-// step4_tma: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step4_tma: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step4_tma.md.
 #include "common/runner.hpp"
 #include "step4_tma/hgemm_sm100.cuh"
 #include "step4_tma/hgemm_sm90.cuh"

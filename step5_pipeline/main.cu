@@ -1,4 +1,5 @@
-// step5_pipeline: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step5_pipeline: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step5_pipeline.md.
 #include "common/runner.hpp"
 #include "step5_pipeline/hgemm_sm100.cuh"
 #include "step5_pipeline/hgemm_sm90.cuh"

@@ -1,4 +1,5 @@
-// step6_persistent: verify binary. Run with --help for the flags; README.md for what this step teaches.
+// step6_persistent: verify binary. Run with --help for the flags.
+// What this step teaches: docs/step6_persistent.md.
 #include "common/runner.hpp"
 #include "step6_persistent/hgemm_sm100.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
