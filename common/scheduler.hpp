@@ -2,12 +2,12 @@
 //
 // A persistent CTA c of C visits the linear tiles c, c + C, c + 2C, ... of an m_tiles x n_tiles grid of
 // output tiles. Linear tile t is mapped to (m, n) in groups of G tile rows: inside a group the schedule
-// walks down a column of G tiles (same n, so the same B tile), then moves to the next column. At any
-// moment the CTAs in flight work on a compact block of G rows, whose A and B tiles fit in L2 together,
-// instead of walking down whole columns of tiles as the 2D grid of steps 3 to 5 does (its CTAs in flight
-// then need every band of A, which is streamed from DRAM again for each column). The last group holds the
-// remaining m_tiles % G rows. This mirrors the schedule of the original tutorial (TVM's
-// ClusterPersistentScheduler2D with l2_group_size = 8), written from its description.
+// walks down a column of G tiles (same n, so the same B tile), then moves to the next column, so the CTAs
+// in flight share a few bands of A (G tile rows per group) instead of needing every band of A as a grid
+// that walks down whole columns does (steps 3 to 5). Whether that saves DRAM traffic depends on the shape:
+// docs/step6_persistent.md has the measured numbers. The last group holds the remaining m_tiles % G rows.
+// This mirrors the schedule of the original tutorial (TVM's ClusterPersistentScheduler2D with
+// l2_group_size = 8), written from its description.
 // Host and device code: the kernel and the CPU tests use this one implementation.
 #pragma once
 

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
   const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
-  // The pipeline state runs across tiles: set once here, never reset per tile (see README).
+  // The pipeline state runs across tiles: set once here, never reset per tile (docs/step6_persistent.md).
   int stage = 0;                           // ring stage of the next K tile to consume
   uint32_t phase_tma = 0;                  // parity of the tma_bar phase we wait for
   uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for

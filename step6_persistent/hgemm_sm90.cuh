@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                                 // to all threads and the TMA engine
-  // The pipeline state runs across tiles: set once here, never reset per tile (see README).
+  // The pipeline state runs across tiles: set once here, never reset per tile (docs/step6_persistent.md).
   int stage = 0;           // ring stage of the next K tile to consume
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.

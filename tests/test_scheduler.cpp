@@ -22,7 +22,7 @@ TEST_CASE("grouped schedule: the first tiles of a 4096^3 problem walk 8 tile row
   CHECK(grouped_tile(255, 32, 32, 8).n == 31);
   CHECK(grouped_tile(256, 32, 32, 8).m == 8);  // the second group starts at row 8, column 0
   CHECK(grouped_tile(256, 32, 32, 8).n == 0);
-  // With 132 CTAs (one per SM of an H200), CTA 5 takes tiles 5, 137, 269: (5,0), (1,17), (13,1).
+  // With 132 CTAs, CTA 5 takes tiles 5, 137, 269: (5,0), (1,17), (13,1).
   TileScheduler s(32, 32, 132, 5);
   CHECK(s.current().m == 5);
   CHECK(s.current().n == 0);

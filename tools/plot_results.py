@@ -203,6 +203,8 @@ def main():
             text = targets.get(page, page.read_text())
             if PROFILE_BEGIN_RE.search(text):
                 targets[page] = replace_profile_blocks(text, profile_meta, profile_rows, page)
+        if not any(PROFILE_BEGIN_RE.search(t) for t in targets.values() if isinstance(t, str)):
+            raise SystemExit("profile.csv exists but no page has a <!-- profile:begin --> block to show it")
     stale = [p for p, want in targets.items() if not p.exists() or p.read_text() != want]
     if check:
         if stale:
