@@ -947,6 +947,293 @@ bool table_phase_persistent_sweep(std::string& html) {
   return true;
 }
 
+// ------------------------------------------------------------------------------------------------------
+// What a stale parity bit or a wrong byte count does: the timed simulations of tests/phase_model.hpp.
+// ------------------------------------------------------------------------------------------------------
+using hg::model::Landing;
+using hg::model::ParityCase;
+using hg::model::RunEnd;
+using hg::model::TimedWait;
+using hg::model::TmaRingConfig;
+using hg::model::TmaRun;
+using hg::model::WaitOutcome;
+
+std::string phase_name(int p) { return p < 0 ? "the phase before the init" : "phase " + str(p); }
+
+bool right(WaitOutcome o) { return o == WaitOutcome::kAtOnce || o == WaitOutcome::kAfterWaiting; }
+
+/// A wait of a timed run: what it did, and which phase its parity named at the first probe.
+Cell wait_cell(const TimedWait& w) {
+  const std::string named = "parity " + str(int(w.parity)) + " names " + phase_name(w.named_phase) +
+                            (w.named_phase == w.phase_at_probe ? ", in progress" : ", completed");
+  const std::string text = std::string(hg::model::describe(w.outcome)) + "<br><small>" + named + "</small>";
+  if (right(w.outcome)) return good(text);
+  return bad(w.outcome == WaitOutcome::kNever ? "<b>never returns</b><br><small>" + named + "</small>"
+                                              : "<b>returns early</b><br><small>" + named + "</small>");
+}
+
+const char* landing_words(Landing l) {
+  switch (l) {
+    case Landing::kBeforeItsWait: return "before its wait";
+    case Landing::kBeforeNextLoadInStage: return "after its wait, before the next load into its stage";
+    case Landing::kAfterNextLoadInStage: return "after the next load into its stage is issued";
+  }
+  return "?";
+}
+
+bool table_phase_parity_rule(std::string& html) {
+  constexpr int kMeant = 2;
+  HtmlTable t({"phase in progress at the first probe", "bit passed", "the parity names",
+               "<code>try_wait.parity</code>", "what the wait does for a thread that means phase 2"});
+  const char* const current_words[5] = {"", "1: phase 2 has not started", "2: phase 2 is in progress",
+                                        "3: phase 2 has completed", "4: phase 2 completed two phases ago"};
+  for (int current = 1; current <= 4; ++current)
+    for (uint32_t parity : {0u, 1u}) {
+      const ParityCase c = hg::model::parity_case(kMeant, current, parity);
+      const bool named_right = c.named == kMeant;
+      if (named_right != (parity == 0 && (current == 2 || current == 3)) ||
+          (c.verdict == ParityCase::kRight) != (named_right || (parity == 1 && current == 4))) {
+        std::fprintf(stderr, "phase model: try_wait.parity with phase %d in progress and parity %u is not what the "
+                     "table says\n", current, parity);
+        return false;
+      }
+      std::vector<Cell> row{plain(current_words[current]),
+                            plain(parity == 0 ? "0 (the parity of phase 2)" : "1 (the other parity)"),
+                            plain(phase_name(c.named) + (c.named == c.current ? ", in progress" : ", completed")),
+                            plain(c.returns_at_once ? "true at once" : "false: it spins")};
+      if (c.verdict == ParityCase::kRight && named_right)
+        row.push_back(good(c.returns_at_once ? "right: returns at once" : "right: returns when phase 2 completes"));
+      else if (c.verdict == ParityCase::kRight)
+        row.push_back(plain("returns at once; phase 2 did complete, but a ring stage may hold a newer load by now"));
+      else if (c.verdict == ParityCase::kEarly)
+        row.push_back(bad(std::string("<b>returns early</b>: ") +
+                          (c.returns_at_once ? "at once" : "when " + phase_name(c.named) + " completes") +
+                          ", before phase 2 has completed"));
+      else
+        row.push_back(bad("<b>waits for " + phase_name(c.named) +
+                          "</b>: it returns only when arrivals for that phase come, never if none come first"));
+      t.row(row);
+    }
+  html = t.str("<code>hg::model::parity_case(2, current, parity)</code>");
+  return true;
+}
+
+bool table_phase_kloop_timed(std::string& html) {
+  constexpr int kIters = 4;
+  const int latencies[3] = {1, 2, 1000};
+  std::vector<hg::model::KLoopRun> runs;
+  for (int latency : latencies) {
+    if (hg::model::simulate_kloop_timed(kIters, true, latency).end != RunEnd::kCompleted) {
+      std::fprintf(stderr, "phase model: step 2 with the flip fails at latency %d\n", latency);
+      return false;
+    }
+    runs.push_back(hg::model::simulate_kloop_timed(kIters, false, latency));
+  }
+  // What the columns claim about the MMAs' timing and the outcomes.
+  bool ok = runs[0].end == RunEnd::kHang && runs[0].waits.size() == 2 && runs[1].end == RunEnd::kCompleted &&
+            runs[2].end == RunEnd::kCompleted;
+  for (const TimedWait& w : runs[0].waits) ok = ok && w.op_completed_before >= 0 && w.op_completed_before <= w.step;
+  for (const TimedWait& w : runs[1].waits)  // the last MMA may still be in flight when the loop ends
+    ok = ok && (w.op_completed_before == w.step + 1 || (w.k == kIters - 1 && w.op_completed_before < 0));
+  for (const TimedWait& w : runs[2].waits)
+    ok = ok && (w.k == 0 ? w.outcome == WaitOutcome::kAfterWaiting : w.outcome == WaitOutcome::kEarly);
+  const auto pattern = hg::model::simulate_kloop(kIters, false);
+  for (int k = 0; k < kIters; ++k)
+    ok = ok && (runs[1].waits[size_t(k)].outcome == WaitOutcome::kEarly) == pattern[size_t(k)].returned_early;
+  if (!ok) {
+    std::fprintf(stderr, "phase model: step 2 without the flip is not what the timed table says\n");
+    return false;
+  }
+  HtmlTable t({"K iteration", "<code>phase_mma</code> (never flipped)",
+               "MMA k has completed before the wait's first probe",
+               "MMA k completes after that probe, before MMA k + 1 is issued (the table above)",
+               "MMA k completes only while the thread waits"});
+  for (int k = 0; k < kIters; ++k) {
+    std::vector<Cell> row{plain(k), plain("0")};
+    for (const auto& run : runs)
+      row.push_back(size_t(k) < run.waits.size() ? wait_cell(run.waits[size_t(k)]) : plain("not reached"));
+    t.row(row);
+  }
+  html = t.str("<code>hg::model::simulate_kloop_timed(" + str(kIters) +
+               ", /*flip_phase=*/false, latency)</code>, latency 1, 2 and 1000 (steps of the issuing thread)");
+  return true;
+}
+
+Cell end_cell(const TmaRun& run, const std::string& completed_text) {
+  if (run.end == RunEnd::kHang) {
+    const TimedWait& w = run.waits.back();
+    return bad("<b>hangs</b> in " + std::string(w.tile > 0 ? "output tile " + str(w.tile) + ", " : "") +
+               "K iteration " + str(w.k) + " on <code>tma_bar[" + str(w.stage) + "]</code>, parity " +
+               str(int(w.parity)) + ": the watchdog stops it");
+  }
+  if (run.end == RunEnd::kUndefined)
+    return bad("<b>outside the documented rules</b>: the arrivals and bytes of two loads in one phase; "
+               "the model stops here");
+  if (hg::model::first_wait(run.waits, WaitOutcome::kEarly) != nullptr) return bad(completed_text);
+  return good("completes, every wait right");
+}
+
+/// The refill row of a run: where the arrive.expect_tx of the load of K tile k landed.
+Cell load_cell(const TmaRun& run, int tile, int k) {
+  for (const auto& l : run.loads) {
+    if (l.tile != tile || l.k != k) continue;
+    if (l.landed_in_phase == l.meant_phase) return good("lands in " + phase_name(l.landed_in_phase) + ", as meant");
+    return bad("<b>lands in " + phase_name(l.landed_in_phase) + "</b>, meant for " + phase_name(l.meant_phase) +
+               ": that phase still counts the previous load's bytes, so the tx-count goes " + str(l.tx_before) +
+               " &#8594; " + str(l.tx_after) + ", and its one arrival is already in" +
+               (l.stage_busy ? "; two loads write the stage" : ""));
+  }
+  return plain("not reached");
+}
+
+bool table_phase_ring_noflip_timed(std::string& html) {
+  constexpr int kDepth = 2, kTiles = 6;
+  const int latencies[3] = {2, 4, 6};
+  const Landing landing[3] = {Landing::kBeforeItsWait, Landing::kBeforeNextLoadInStage, Landing::kAfterNextLoadInStage};
+  const RunEnd ends[3] = {RunEnd::kHang, RunEnd::kCompleted, RunEnd::kUndefined};
+  std::vector<TmaRun> runs;
+  for (int i = 0; i < 3; ++i) {
+    TmaRingConfig cfg;
+    cfg.depth = kDepth, cfg.k_tiles = kTiles, cfg.latency = latencies[i];
+    const TmaRun right_run = hg::model::simulate_tma_ring(cfg);
+    cfg.flip_on_wrap = false;
+    runs.push_back(hg::model::simulate_tma_ring(cfg));
+    // K tile 2 (load 2) is the first load into a reused stage; the columns are its three timings.
+    if (right_run.end != RunEnd::kCompleted || hg::model::first_wait(right_run.waits, WaitOutcome::kEarly) ||
+        hg::model::landing_of(runs.back(), 2) != landing[i] || runs.back().end != ends[i] ||
+        runs.back().waits.size() < 3 || right(runs.back().waits[2].outcome)) {
+      std::fprintf(stderr, "phase model: no-tma-phase-flip at latency %d is not what the table says\n", latencies[i]);
+      return false;
+    }
+  }
+  HtmlTable t({"what thread 0 does", "K tile 2 lands before the wait of K iteration 2",
+               "after that wait, before the refill of K iteration 2",
+               "after that refill is issued"});
+  for (int k = 0; k < kTiles; ++k) {
+    const int meant = k / kDepth;
+    std::string what = "wait, K iteration " + str(k) + ": <code>tma_bar[" + str(k % kDepth) + "]</code>, parity 0" +
+                       (meant % 2 ? " (should be 1)" : "") + ", for K tile " + str(k) + " (" + phase_name(meant) + ")";
+    std::vector<Cell> row{plain(what)};
+    for (const auto& run : runs)
+      row.push_back(size_t(k) < run.waits.size() ? wait_cell(run.waits[size_t(k)]) : plain("not reached"));
+    t.row(row);
+    if (k == 2) {
+      std::vector<Cell> refill{plain("refill, K iteration 2: K tile 4 into stage 0, <code>arrive.expect_tx</code> "
+                                     "meant for phase 2")};
+      for (const auto& run : runs) refill.push_back(load_cell(run, 0, 4));
+      t.row(refill);
+    }
+  }
+  std::vector<Cell> last{plain("the run")};
+  for (const auto& run : runs)
+    last.push_back(end_cell(run, "completes; K iterations 2 and 3 read stale or partial tiles"));
+  t.row(last);
+  html = t.str("<code>hg::model::simulate_tma_ring</code> with depth " + str(kDepth) + ", " + str(kTiles) +
+               " K tiles, <code>flip_on_wrap = false</code>, latency 2, 4 and 6 (steps of thread 0)");
+  return true;
+}
+
+bool table_phase_persistent_reset_timed(std::string& html) {
+  struct Case {
+    int k_tiles, tiles, latency;
+    const char* shape;
+  };
+  const Case cases[] = {
+      {3, 2, 2, "4096 x 2048 x 192: 3 K tiles, 2 output tiles per CTA"},
+      {3, 2, 5, "4096 x 2048 x 192: 3 K tiles, 2 output tiles per CTA"},
+      {1, 4, 1, "4096 x 4096 x 64: 1 K tile, up to 4 output tiles per CTA"},
+      {1, 4, 2, "4096 x 4096 x 64: 1 K tile, up to 4 output tiles per CTA"},
+      {1, 4, 3, "4096 x 4096 x 64: 1 K tile, up to 4 output tiles per CTA"},
+  };
+  HtmlTable t({"shape (PIPE_DEPTH 2)", "the load of the first wrong wait lands", "first wrong wait",
+               "first <code>arrive.expect_tx</code> in another phase", "the run",
+               "running state (this repository)"});
+  for (const Case& c : cases) {
+    TmaRingConfig cfg;
+    cfg.depth = 2, cfg.k_tiles = c.k_tiles, cfg.tiles = c.tiles, cfg.latency = c.latency;
+    const TmaRun running = hg::model::simulate_tma_ring(cfg);
+    cfg.reset_per_tile = true;
+    const TmaRun run = hg::model::simulate_tma_ring(cfg);
+    const TimedWait* bad_wait = nullptr;
+    for (const auto& w : run.waits)
+      if (!right(w.outcome)) {
+        bad_wait = &w;
+        break;
+      }
+    if (running.end != RunEnd::kCompleted || hg::model::first_wait(running.waits, WaitOutcome::kEarly) ||
+        bad_wait == nullptr || bad_wait->tile != 1) {
+      std::fprintf(stderr, "phase model: reset-phase-per-tile with %d K tiles, latency %d is not what the table says\n",
+                   c.k_tiles, c.latency);
+      return false;
+    }
+    const hg::model::TmaLoad* misplaced = hg::model::first_misplaced_load(run);
+    t.row({plain(c.shape), plain(landing_words(hg::model::landing_of(run, bad_wait->op))),
+           bad("output tile 1, K iteration " + str(bad_wait->k) + ", <code>tma_bar[" + str(bad_wait->stage) +
+               "]</code>, parity 0, for " + phase_name(bad_wait->meant_phase) + ": <b>" +
+               (bad_wait->outcome == WaitOutcome::kNever ? "never returns" : "returns early") + "</b> (names " +
+               phase_name(bad_wait->named_phase) + ")"),
+           misplaced == nullptr ? plain("none")
+                                : bad("output tile " + str(misplaced->tile) + "'s load: lands in " +
+                                      phase_name(misplaced->landed_in_phase) + ", meant for " +
+                                      phase_name(misplaced->meant_phase) + " (tx-count " + str(misplaced->tx_before) +
+                                      " &#8594; " + str(misplaced->tx_after) + ")"),
+           end_cell(run, "completes; the MMA after each early return read a stale or partial tile"),
+           good("every wait right")});
+  }
+  html = t.str("<code>hg::model::simulate_tma_ring</code> with depth 2, <code>reset_per_tile = true</code> and "
+               "<code>false</code>, latency 2, 5, 1, 2, 3 (steps of thread 0)");
+  return true;
+}
+
+bool table_phase_short_expect_tx(std::string& html) {
+  struct Case {
+    int announced, piece, latency;
+    const char* timing;
+  };
+  const Case cases[] = {
+      {32768, 16384, 1, "before its wait"},        {32768, 2048, 1000, "only while the thread waits"},
+      {30720, 16384, 1, "before its wait"},        {30720, 16384, 1000, "only while the thread waits"},
+      {30720, 2048, 1, "before its wait"},         {30720, 2048, 1000, "only while the thread waits"},
+  };
+  constexpr int kK = 64;
+  HtmlTable t({"bytes announced (loaded: 32768)", "bytes reach the barrier in pieces of", "a load lands",
+               "first wait that returns early", "first wait that never returns", "the run"});
+  for (const Case& c : cases) {
+    TmaRingConfig cfg;
+    cfg.depth = 1, cfg.k_tiles = kK, cfg.announced_bytes = c.announced, cfg.piece_bytes = c.piece,
+    cfg.latency = c.latency;
+    const TmaRun run = hg::model::simulate_tma_ring(cfg);
+    const bool short_count = c.announced != 32768;
+    if ((run.end == RunEnd::kCompleted && hg::model::first_wait(run.waits, WaitOutcome::kEarly) == nullptr) ==
+            short_count ||
+        (hg::model::landing_of(run, 0) == Landing::kBeforeItsWait) != (c.latency == 1)) {
+      std::fprintf(stderr, "phase model: step 4 with %d bytes announced, pieces of %d, latency %d is not what the "
+                   "table says\n", c.announced, c.piece, c.latency);
+      return false;
+    }
+    const TimedWait* early = hg::model::first_wait(run.waits, WaitOutcome::kEarly);
+    std::vector<Cell> row{short_count ? bad(str(c.announced)) : good(str(c.announced) + " (the kernel)"),
+                          plain(str(c.piece)), plain(c.timing),
+                          early ? bad("K iteration " + str(early->k)) : good("none")};
+    if (run.end == RunEnd::kHang) {
+      const TimedWait& w = run.waits.back();
+      const hg::model::TmaLoad& l = run.loads[size_t(w.op)];
+      row.push_back(bad("<b>K iteration " + str(w.k) + "</b>: its phase's tx-count was " + str(l.tx_before) +
+                        " before the <code>arrive.expect_tx</code>, " + str(l.tx_after) + " after it, and " +
+                        str(run.tx_at_end[0]) + " once every byte had landed: never zero"));
+      row.push_back(bad("<b>hangs</b>: the watchdog stops it"));
+    } else {
+      row.push_back(good("none in " + str(kK) + " K tiles"));
+      row.push_back(early ? bad("completes; the MMAs read tiles whose last bytes had not landed")
+                          : good("completes, every wait right"));
+    }
+    t.row(row);
+  }
+  html = t.str("<code>hg::model::simulate_tma_ring</code> with depth 1 (step 4's single buffer), " + str(kK) +
+               " K tiles (K = 4096), <code>announced_bytes</code>, <code>piece_bytes</code>, latency 1 and 1000");
+  return true;
+}
+
 std::string coord(int t, int m_tiles, int n_tiles) {
   const hg::TileCoord c = hg::grouped_tile(t, m_tiles, n_tiles, 8);
   return str(t) + ": (" + str(c.m) + ", " + str(c.n) + ")";
@@ -1030,6 +1317,11 @@ const Fragment kFragments[] = {
     {"phase_persistent.html", table_phase_persistent},
     {"phase_persistent_state.html", table_phase_persistent_state},
     {"phase_persistent_sweep.html", table_phase_persistent_sweep},
+    {"phase_parity_rule.html", table_phase_parity_rule},
+    {"phase_kloop_timed.html", table_phase_kloop_timed},
+    {"phase_ring_noflip_timed.html", table_phase_ring_noflip_timed},
+    {"phase_persistent_reset_timed.html", table_phase_persistent_reset_timed},
+    {"phase_short_expect_tx.html", table_phase_short_expect_tx},
     {"tile_order_first.html", table_tile_order_first},
     {"tile_order_bands.html", table_tile_order_bands},
 };
