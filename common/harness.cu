@@ -43,17 +43,8 @@ void check_kernel(const std::string& what, cudaStream_t stream) {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
   if (err == cudaSuccess) return;
-  if (const volatile WatchdogReport* r = watchdog_host_report(); r != nullptr && r->fired) {
-    WatchdogReport copy;
-    copy.fired = r->fired;
-    copy.block_x = r->block_x;
-    copy.block_y = r->block_y;
-    copy.thread = r->thread;
-    copy.smem_offset = r->smem_offset;
-    copy.phase = r->phase;
-    copy.waited_ns = r->waited_ns;
-    throw DeadlockError(describe_deadlock(copy) + " (in " + what + ")");
-  }
+  if (const std::string deadlock = fired_watchdog_report(); !deadlock.empty())
+    throw DeadlockError(deadlock + " (in " + what + ")");
   throw CudaError(what + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ") - " +
                   cuda_error_hint(err));
 }

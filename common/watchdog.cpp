@@ -24,7 +24,6 @@ WatchdogReport* watchdog_device_report() {
   return dev;
 }
 
-const volatile WatchdogReport* watchdog_host_report() { return g_report; }
 
 void watchdog_set_names(const BarrierName* names, size_t count) {
   g_names = names;
@@ -53,5 +52,19 @@ std::string describe_deadlock(const WatchdogReport& r, const BarrierName* names,
 }
 
 std::string describe_deadlock(const WatchdogReport& r) { return describe_deadlock(r, g_names, g_name_count); }
+
+std::string fired_watchdog_report() {
+  const volatile WatchdogReport* r = g_report;  // written by the device: read every field through volatile
+  if (r == nullptr || !r->fired) return "";
+  WatchdogReport copy;
+  copy.fired = r->fired;
+  copy.block_x = r->block_x;
+  copy.block_y = r->block_y;
+  copy.thread = r->thread;
+  copy.smem_offset = r->smem_offset;
+  copy.phase = r->phase;
+  copy.waited_ns = r->waited_ns;
+  return describe_deadlock(copy);
+}
 
 }  // namespace hg

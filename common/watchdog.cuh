@@ -54,8 +54,9 @@ struct DeadlockError : CudaError {
 /// The report, in host memory mapped into the device's address space (allocated on first use); the device
 /// address is what arm_watchdog hands to the kernels.
 WatchdogReport* watchdog_device_report();
-/// The same report seen from the host, or nullptr if it was never allocated.
-const volatile WatchdogReport* watchdog_host_report();
+/// After a failed launch: the one-line description of the report if a wait timed out ("deadlock: ..."),
+/// else "". The report lives in host memory, so it can be read although the trap ended the context.
+std::string fired_watchdog_report();
 
 /// Remembers the barrier names of the kernel armed last (a table with static storage duration).
 void watchdog_set_names(const BarrierName* names, size_t count);
