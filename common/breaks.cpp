@@ -29,6 +29,10 @@ const std::vector<BreakInfo>& all_breaks() {
        "never flip phase_tma when the ring wraps: the second use of a stage passes before its load lands"},
       {Break::kResetPhasePerTile, "reset-phase-per-tile", "both",
        "reset stage and phases at every tile (the original's way): wrong unless K_TILES % (2*PIPE_DEPTH) == 0"},
+      {Break::kNoEmptyWait, "no-empty-wait", "both",
+       "the TMA producer never waits on a stage's empty barrier: it refills stages the MMAs still read"},
+      {Break::kNoAccEmptyWait, "no-acc-empty-wait", "sm100",
+       "the MMA warp never waits on acc_empty: a tile's MMAs overwrite an accumulator the epilogue still reads"},
   };
   return kAll;
 }

@@ -47,6 +47,8 @@ enum class Break : int {
   kNoStoreWait,        ///< step 4: the TMA store's bulk group is not waited for
   kNoTmaPhaseFlip,     ///< step 5: phase_tma never flips when the ring wraps
   kResetPhasePerTile,  ///< step 6: the original tutorial's per-tile reset of the pipeline state
+  kNoEmptyWait,        ///< step 7: the TMA producer does not wait for a stage's "empty" barrier
+  kNoAccEmptyWait,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
 };
 
 /// Which instance of a step's kernel to build.

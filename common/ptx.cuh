@@ -10,6 +10,10 @@
 //                                  PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
 //                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
 //                                  wgmma.mma_async)
+//   setmaxnreg_inc, setmaxnreg_dec PTX ISA "Miscellaneous Instructions: setmaxnreg" (sm_90a)
+//   named_barrier_sync, named_barrier_arrive
+//                                  PTX ISA "Parallel Synchronization and Communication Instructions: bar,
+//                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
 // One more lives in common/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
 // mbarrier.try_wait.parity loop every wait of the kernels goes through.
 //
@@ -86,6 +90,38 @@ __device__ __forceinline__ void wgmma_m64n128k16_f16(float (&d)[64], uint64_t de
         "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d)
       : "memory");
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Warp-specialized kernels (step 7 on): registers moved between warpgroups, and CTA barriers that only some
+// warps take part in.
+// ------------------------------------------------------------------------------------------------------
+
+/// setmaxnreg.inc.sync.aligned.u32 N: every thread of the executing warpgroup may now use up to N registers;
+/// waits until other warpgroups have released enough (sm_90a, sm_100a). N: 24 to 256, a multiple of 8.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+/// setmaxnreg.dec.sync.aligned.u32 N: the executing warpgroup gives back its registers above N per thread.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+/// bar.sync id, count: wait until `count` threads (a multiple of 32, whole warps) have arrived at CTA barrier
+/// `id` (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+/// bar.arrive id, count: count this warp towards barrier `id` without waiting (the producer side of a
+/// bar.arrive / bar.sync pair: whoever syncs on `id` waits for it).
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
 }  // namespace hg::ptx

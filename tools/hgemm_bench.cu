@@ -1,4 +1,4 @@
-// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 6 and cuBLAS, timed in one process per run, on
+// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 7 and cuBLAS, timed in one process per run, on
 // the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
@@ -25,7 +25,7 @@
 
 #include "common/harness.cuh"
 #include "common/reference.cuh"
-// Every step's kernels live in their own namespaces (step3::sm90, ...), so all four steps share this
+// Every step's kernels live in their own namespaces (step3::sm90, ...), so all five steps share this
 // translation unit as they are.
 #include "step3_grid/hgemm_sm100.cuh"
 #include "step3_grid/hgemm_sm90.cuh"
@@ -35,6 +35,8 @@
 #include "step5_pipeline/hgemm_sm90.cuh"
 #include "step6_persistent/hgemm_sm100.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
+#include "step7_warp_specialized/hgemm_sm100.cuh"
+#include "step7_warp_specialized/hgemm_sm90.cuh"
 
 namespace {
 
@@ -42,6 +44,7 @@ struct LadderStep {
   const char* name;
   const char* what;
   hg::PrepareFn sm90, sm100;
+  int pipe_depth = 2;  ///< the ring depth the step's binary runs by default (its first --pipe-depth)
 };
 
 const LadderStep kLadder[] = {
@@ -49,6 +52,7 @@ const LadderStep kLadder[] = {
     {"step4_tma", "TMA loads and stores", step4::sm90::prepare, step4::sm100::prepare},
     {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare},
     {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare},
+    {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare, 4},
 };
 
 struct Args {
@@ -180,7 +184,7 @@ int run(const Args& args) {
   const int total = int(args.shapes.size() * (std::size(kLadder) + 1));
   int done = 0;
   auto progress = [&](const hg::Shape& s, const char* who, const char* what) {
-    std::fprintf(stderr, "[%2d/%d] %lldx%lldx%lld %-17s %s\n", ++done, total, (long long)s.m, (long long)s.n,
+    std::fprintf(stderr, "[%2d/%d] %lldx%lldx%lld %-22s %s\n", ++done, total, (long long)s.m, (long long)s.n,
                  (long long)s.k, who, what);
   };
 
@@ -201,17 +205,18 @@ int run(const Args& args) {
       const LadderStep& step = kLadder[li];
       progress(s, step.name, "verify");
       const hg::PrepareFn prepare = blackwell ? step.sm100 : step.sm90;
+      const hg::Variant variant{hg::Break::kNone, step.pipe_depth};
       Row r{s, step.name, step.what};
       const hg::VerifyReport rep = hg::run_and_verify(
           [&](const hg::GemmArgs& g) {
-            prepare(g, hg::Variant{})(stream.s);
+            prepare(g, variant)(stream.s);
             hg::check_kernel(std::string("the ") + step.name + " kernel", stream.s);
           },
           check, hg::InitMode::kRandom, stream.s);
       r.verified = rep.pass;
       r.max_abs_err = rep.max_abs_err;
       if (rep.pass) {  // only a verified kernel is timed
-        for (int64_t i = 0; i < inputs.sets(); ++i) launchers[li].push_back(prepare(inputs[i], hg::Variant{}));
+        for (int64_t i = 0; i < inputs.sets(); ++i) launchers[li].push_back(prepare(inputs[i], variant));
         timed.push_back([&, li](int i) { launchers[li][size_t(i % inputs.sets())](stream.s); });
         timed_row.push_back(shape_rows.size());
       } else {
@@ -282,15 +287,15 @@ int run(const Args& args) {
               args.iters, args.rounds, args.warmup, peak);
   for (const hg::Shape& s : args.shapes) {
     std::printf("\n%lld x %lld x %lld\n", (long long)s.m, (long long)s.n, (long long)s.k);
-    std::printf("  %-17s %-28s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
+    std::printf("  %-22s %-31s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
                 "p90 ms", "TFLOP/s", "% cuBLAS", "% peak");
     for (const Row& r : rows) {
       if (r.shape.m != s.m || r.shape.n != s.n || r.shape.k != s.k) continue;
       if (r.t.samples == 0) {
-        std::printf("  %-17s %-28s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
+        std::printf("  %-22s %-31s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
         continue;
       }
-      std::printf("  %-17s %-28s %10.4f %10.4f %10.4f %8.1f %8.1f%% %6.1f%%\n", r.step.c_str(), r.what.c_str(),
+      std::printf("  %-22s %-31s %10.4f %10.4f %10.4f %8.1f %8.1f%% %6.1f%%\n", r.step.c_str(), r.what.c_str(),
                   r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas, r.pct_peak);
     }
   }
