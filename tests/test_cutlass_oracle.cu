@@ -40,6 +40,8 @@
 #include "step5_pipeline/hgemm_sm90.cuh"
 #include "step6_persistent/hgemm_sm100.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
+#include "step7_warp_specialized/hgemm_sm100.cuh"
+#include "step7_warp_specialized/hgemm_sm90.cuh"
 
 namespace {
 
@@ -173,6 +175,7 @@ TEST_CASE("cutlass: the Blackwell instruction descriptor of every step equals cu
   check_instr_desc<step4::sm100::BLK_M, step4::sm100::BLK_N>("step4");
   check_instr_desc<step5::sm100::BLK_M, step5::sm100::BLK_N>("step5");
   check_instr_desc<step6::sm100::BLK_M, step6::sm100::BLK_N>("step6");
+  check_instr_desc<step7::sm100::BLK_M, step7::sm100::BLK_N>("step7");
 }
 
 TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stage and K step) equal make_umma_desc") {
@@ -181,7 +184,7 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
   HG_CHECK_SM100_STEP(step2::sm100, "step2", 1, step2::sm100::kSmemA, step2::sm100::kSmemB, 128 * 64 * 2);
   HG_CHECK_SM100_STEP(step3::sm100, "step3", 1, step3::sm100::kSmemA, step3::sm100::kSmemB, 128 * 64 * 2);
   HG_CHECK_SM100_STEP(step4::sm100, "step4", 1, step4::sm100::kSmemA, step4::sm100::kSmemB, 128 * 64 * 2);
-  // Steps 5 and 6: the ring of kTileBytes stages, at every depth the binaries offer (--pipe-depth 2, 3, 4).
+  // Steps 5 to 7: the ring of kTileBytes stages, at every depth the binaries offer (--pipe-depth).
   HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 2", 2, step5::sm100::kSmemA, step5::sm100::kSmemB<2>,
                       step5::sm100::kTileBytes);
   HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 3", 3, step5::sm100::kSmemA, step5::sm100::kSmemB<3>,
@@ -194,6 +197,15 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
                       step6::sm100::kTileBytes);
   HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 4", 4, step6::sm100::kSmemA, step6::sm100::kSmemB<4>,
                       step6::sm100::kTileBytes);
+  // Step 7: depths 2 to 5 (default 4).
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 2", 2, step7::sm100::kSmemA, step7::sm100::kSmemB<2>,
+                      step7::sm100::kTileBytes);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 3", 3, step7::sm100::kSmemA, step7::sm100::kSmemB<3>,
+                      step7::sm100::kTileBytes);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 4", 4, step7::sm100::kSmemA, step7::sm100::kSmemB<4>,
+                      step7::sm100::kTileBytes);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 5", 5, step7::sm100::kSmemA, step7::sm100::kSmemB<5>,
+                      step7::sm100::kTileBytes);
 }
 
 TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K step) equal make_gmma_desc") {
@@ -213,6 +225,14 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
                      step6::sm90::kTileBytes);
   HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 4", 4, step6::sm90::kSmemA, step6::sm90::kSmemB<4>,
                      step6::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 2", 2, step7::sm90::kSmemA, step7::sm90::kSmemB<2>,
+                     step7::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 3", 3, step7::sm90::kSmemA, step7::sm90::kSmemB<3>,
+                     step7::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 4", 4, step7::sm90::kSmemA, step7::sm90::kSmemB<4>,
+                     step7::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 5", 5, step7::sm90::kSmemA, step7::sm90::kSmemB<5>,
+                     step7::sm90::kTileBytes);
 }
 
 TEST_CASE("cutlass: the 128B swizzle equals CuTe's swizzled K-major layout for every element of a tile") {

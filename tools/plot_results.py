@@ -23,9 +23,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 PROFILE_BEGIN_RE = re.compile(r"<!-- profile:begin( [a-z0-9_]+)? -->")
 PROFILE_END = "<!-- profile:end -->"
-LADDER = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent"]
+LADDER = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent", "step7_warp_specialized"]
 COLORS = {"step3_grid": "#9ecae1", "step4_tma": "#6baed6", "step5_pipeline": "#3182bd",
-          "step6_persistent": "#08519c", "cublas": "#fd8d3c"}
+          "step6_persistent": "#08519c", "step7_warp_specialized": "#08306b", "cublas": "#fd8d3c"}
 
 
 def load(results_dir):
