@@ -72,7 +72,8 @@ TEST_CASE("ws model, Blackwell: no hazard, every tile done, and the epilogue of 
         CAPTURE(h.tile);
         const std::string b = h.barrier;
         if (b == "acc_full_bar") CHECK(h.time == r.pipe[size_t(h.tile * k_tiles + k_tiles - 1)].end);
-        if (b == "acc_empty_bar") CHECK(h.time == r.spans(hg::model::kWsEpilogue, WsSpanKind::kEpilogueRead)[size_t(h.tile)].end);
+        if (b == "acc_empty_bar")
+          CHECK(h.time == r.spans(hg::model::kWsEpilogue, WsSpanKind::kEpilogueRead)[size_t(h.tile)].end);
       }
       CHECK(r.handoffs.size() == size_t(2 * tiles));
     }

@@ -16,7 +16,10 @@
 //   - nothing left that can make progress while some role has not finished (kDeadlock).
 // The durations are schematic (the defaults: a load lands 6 units after its issue, one K tile's MMAs take 4,
 // an epilogue 10): the model shows orderings and overlaps, not cycle counts. Issuing an instruction takes no
-// time; only loads in flight, the tensor pipe and the epilogue's work do.
+// time; only loads in flight, the tensor pipe and the epilogue's work do. Arrivals of many threads at once
+// (Blackwell's 128 on acc_empty_bar, Hopper's one per consumer warp on empty_bar) are that many arrivals at
+// the same instant. Inside `epilogue`, not modelled one by one: the epilogue's own named barriers and its wait
+// for the previous TMA store to have read the staging tile (step 4's contract, --break no-store-wait).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,8 @@ struct WsConfig {
   bool no_acc_empty_wait = false;  ///< --break no-acc-empty-wait (Blackwell): the MMA skips the acc_empty wait
 };
 
+/// kEpilogueRead: Blackwell's TMEM read (tcgen05.ld); kEpilogueStore: the rest of the epilogue (convert,
+/// SMEM, TMA store), on Hopper all of it.
 enum class WsSpanKind { kLoad, kMma, kWait, kEpilogueRead, kEpilogueStore };
 
 /// One interval on a lane. Waits may overlap the MMAs of the same lane: an MMA runs on the tensor pipe while
@@ -53,8 +58,9 @@ struct WsSpan {
   WsSpanKind kind = WsSpanKind::kWait;
   int tile = -1;                 ///< output tile (-1: none)
   int k = -1;                    ///< K tile inside the output tile (-1: none)
-  int stage = -1;                ///< ring stage of a load or an MMA (-1: none)
-  const char* what = "";         ///< waits: what is waited on ("empty_bar", "full_bar", "turn", ...)
+  int stage = -1;                ///< ring stage of a load or an MMA; accumulator of a Blackwell epilogue span
+  const char* what = "";         ///< waits: what is waited on ("empty_bar", "full_bar", "acc_full_bar",
+                                 ///< "acc_empty_bar", "turn", "wait_group"); others: a short label
 };
 
 struct WsLane {
@@ -101,7 +107,7 @@ struct WsRun {
   std::vector<WsLane> lanes;
   std::vector<WsHandoff> handoffs;
   std::vector<WsHazard> hazards;
-  int tiles_done = 0;   ///< tiles whose epilogue finished
+  int tiles_done = 0;   ///< tiles whose epilogue ran to its end
   int total_time = 0;   ///< the end of the last span
   int mma_busy = 0;     ///< time the tensor pipe was busy
   std::vector<int> epilogue_overlap;  ///< [tile]: how long its epilogue runs alongside the MMAs of tile + 1
