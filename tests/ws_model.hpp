@@ -262,6 +262,18 @@ class Sim {
     return o;
   }
 
+  /// The MMA side of one K tile, on both architectures: wait until ring position `it` is full, then issue
+  /// its MMAs (`name`: "mma" or "wgmma"). Returns the stage.
+  int issue_k_tile(Thread& t, int tile, int i, int it, const char* name) const {
+    const int stage = it % cfg_.depth;
+    const uint32_t phase = uint32_t(it / cfg_.depth) & 1;
+    t.prog.push_back(wait(full(stage), phase, it / cfg_.depth, tile, i, "full_bar"));
+    Op m;
+    m.code = Op::kMma, m.tile = tile, m.k = i, m.stage = stage, m.pos = it, m.name = name;
+    t.prog.push_back(m);
+    return stage;
+  }
+
   /// Both architectures' producer: one elected thread, ring position `it` over all the CTA's K tiles.
   Thread producer(int lane) const {
     Thread t;
@@ -293,12 +305,7 @@ class Sim {
       if (!cfg_.no_acc_empty_wait)
         t.prog.push_back(wait(acc_empty(acc), acc_phase ^ 1, tile / 2 - 1, tile, -1, "acc_empty_bar"));
       for (int i = 0; i < cfg_.k_tiles; ++i, ++it) {
-        const int stage = it % cfg_.depth;
-        const uint32_t phase = uint32_t(it / cfg_.depth) & 1;
-        t.prog.push_back(wait(full(stage), phase, it / cfg_.depth, tile, i, "full_bar"));
-        Op m;
-        m.code = Op::kMma, m.tile = tile, m.k = i, m.stage = stage, m.pos = it, m.name = "mma";
-        t.prog.push_back(m);
+        const int stage = issue_k_tile(t, tile, i, it, "mma");
         Op c;
         c.code = Op::kCommit, c.bar = empty(stage), c.tile = tile, c.k = i, c.name = "commit";
         t.prog.push_back(c);
@@ -348,12 +355,7 @@ class Sim {
       }
       first_tile = false;
       for (int i = 0; i < cfg_.k_tiles; ++i, ++it) {
-        const int stage = it % cfg_.depth;
-        const uint32_t phase = uint32_t(it / cfg_.depth) & 1;
-        t.prog.push_back(wait(full(stage), phase, it / cfg_.depth, tile, i, "full_bar"));
-        Op m;
-        m.code = Op::kMma, m.tile = tile, m.k = i, m.stage = stage, m.pos = it, m.name = "wgmma";
-        t.prog.push_back(m);
+        issue_k_tile(t, tile, i, it, "wgmma");
         Op g;
         g.code = Op::kWaitGroup, g.count = 1, g.tile = tile, g.k = i, g.name = "wait_group";
         t.prog.push_back(g);
