@@ -11,6 +11,8 @@
 //                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
 //                                  wgmma.mma_async)
 //   setmaxnreg_inc, setmaxnreg_dec PTX ISA "Miscellaneous Instructions: setmaxnreg" (sm_90a)
+//   leader_barrier, tma_load_2d_pair
+//                                  PTX ISA "mapa", "cp.async.bulk.tensor" (.cta_group::2) (sm_100a pairs)
 //   named_barrier_sync, named_barrier_arrive
 //                                  PTX ISA "Parallel Synchronization and Communication Instructions: bar,
 //                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
@@ -122,6 +124,30 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) 
 /// bar.arrive / bar.sync pair: whoever syncs on `id` waits for it).
 __device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// ------------------------------------------------------------------------------------------------------
+// CTA pairs (step 8 on): clusters of two CTAs.
+// ------------------------------------------------------------------------------------------------------
+
+/// The same shared-memory object in CTA rank 0 of the cluster, the leader of a CTA pair: a generic pointer
+/// into distributed shared memory (mapa, PTX ISA "Data Movement and Conversion Instructions: mapa"). The
+/// instructions below and the .shared::cluster forms of mbarrier.arrive take it as a shared::cluster address.
+template <typename T>
+__device__ __forceinline__ T* leader_barrier(T* local) {
+  return static_cast<T*>(__cluster_map_shared_rank(local, 0));
+}
+
+/// cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 (sm_100a): one
+/// CTA of a pair loads a box into ITS OWN shared memory (`dst`) and the bytes are counted on `bar`, which may be
+/// a barrier of the peer CTA (the leader's, from leader_barrier). PTX ISA "cp.async.bulk.tensor", .cta_group.
+__device__ __forceinline__ void tma_load_2d_pair(void* dst, const void* tensor_map, const int32_t (&coords)[2],
+                                                 uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
+      "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+      "l"(tensor_map), "r"(coords[0]), "r"(coords[1]), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+      : "memory");
 }
 
 }  // namespace hg::ptx

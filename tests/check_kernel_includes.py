@@ -4,7 +4,7 @@
 Compiles one step kernel header alone (a translation unit that includes nothing else, for the header's own
 architecture) and fails if the header does not compile by itself or pulls in anything but what a kernel
 needs: of the project's headers only common/{gemm.hpp, check.cuh, ptx.cuh, descriptors.hpp, hd.hpp,
-scheduler.hpp, tma.hpp, watchdog.cuh}; nothing of the command line, the verifier, the runner, the harness,
+scheduler.hpp, tma.hpp, watchdog.cuh, cluster.hpp}; nothing of the command line, the verifier, the runner, the harness,
 the benchmark or the tests, and no cuBLAS header. HEADER is relative to ROOT, e.g. step5_pipeline/hgemm_sm90.cuh.
 """
 import os
@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 KERNEL_HEADERS = {"gemm.hpp", "check.cuh", "ptx.cuh", "descriptors.hpp", "hd.hpp", "scheduler.hpp", "tma.hpp",
-                  "watchdog.cuh"}
+                  "watchdog.cuh", "cluster.hpp"}
 FORBIDDEN_SYSTEM = re.compile(r"(^|/)(cublas[^/]*\.h)$")
 
 

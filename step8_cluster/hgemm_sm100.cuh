@@ -1,0 +1,316 @@
+// ======================================================================================================
+// Step 8 of 9 - a pair of CTAs shares its operands, Blackwell (sm_100a)     step8_cluster/hgemm_sm100.cuh
+//
+// DRAFT (branch wip/step8): compiles; never run (no Blackwell GPU); not reviewed against the H200's SASS yet.
+//
+// The series: step1_single_tile -> ... -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+//             The lesson of this step is told once, in docs/step8_cluster.md.
+//
+// This kernel does, in order:
+//   1. CTAs run in clusters of two (a pair); warp 0 of each allocates 2 x 256 TMEM columns with
+//      tcgen05.alloc.cta_group::2; thread 0 of each initialises the barriers; a cluster barrier publishes them;
+//   2. the pair computes a 256 x 256 tile: CTA r holds rows 128r..128r+127 of A and of B (its half of the
+//      tile's B), and the leader (rank 0) issues tcgen05.mma.cta_group::2 (M = 256, N = 256), which reads A and
+//      B from both CTAs' shared memory and writes each CTA's 128 rows into that CTA's TMEM;
+//   3. both producers' TMA loads complete on the LEADER's full barrier (.cta_group::2), which expects the bytes
+//      of both CTAs; the leader's commits reach both CTAs' empty and acc_full barriers (.multicast::cluster);
+//      both epilogues arrive on the leader's acc_empty barrier (256 arrivals, 128 of them remote);
+//   4. a cluster barrier before TMEM is freed and before exit: no CTA leaves while its peer may still write
+//      its TMEM or signal its barriers.
+// ======================================================================================================
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.cuh"
+#include "common/cluster.hpp"
+#include "common/descriptors.hpp"
+#include "common/gemm.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
+
+namespace step8::sm100 {
+
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+
+constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA's outputs: 128 x 256, 64 of K per load
+constexpr int PAIR_M = 2 * BLK_M;                    // the pair's tile: 256 x 256; each CTA loads 128 rows of B
+constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
+constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
+constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
+constexpr int kMmaWarp = 4, kProducerWarp = 7;       // warps 0 and 3 of warpgroup 1, as in the original
+__device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 0: thread t reads TMEM lane t
+constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
+// TMEM columns to allocate in each CTA (cta_group::2): two accumulators of 256 fp32 columns: all 512.
+__device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
+__device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // both CTAs' epilogue threads
+constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
+constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
+
+// Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
+constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
+constexpr int kSmemAccFullBar = 16;                         // uint64[2]: MMA -> epilogue, per accumulator
+constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilogue -> MMA, per accumulator
+constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
+constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
+constexpr int kTileBytes = BLK_M * BLK_K * 2;               // this CTA's A or B part of a stage: 16 KiB
+constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // D: [4][128][64] fp16, + slack
+// The leader's full barrier counts the bytes of BOTH CTAs: 2 x (128 rows of A + 128 rows of B) x 64 x 2 bytes.
+__device__ constexpr uint32_t kPairTmaBytes = 2 * (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 65536
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 4 boxes
+
+// PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 32 KiB of shared memory.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
+  uint64_t* acc_full_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccFullBar);    // [kAccs]
+  uint64_t* acc_empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccEmptyBar);  // [kAccs]
+  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);           // [PIPE_DEPTH]
+  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
+  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+  // [tile]
+  // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
+  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
+  // The pair's tiles: 256 x 256, from the L2-grouped scheduler over pairs (groups of 4 pair rows = 8 tile rows).
+  const int K_TILES = K / BLK_K;
+  hg::TileScheduler scheduler(M / PAIR_M, N / BLK_N, num_clusters, cluster_id, /*group=*/4);
+  int m_st = 0, n_st = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier + TMEM init (warp 0 only): one job per barrier ----------------------------------------------
+  if (warp_id == 0) {
+    if (lane_id == 0) {
+      for (int s = 0; s < PIPE_DEPTH; ++s) {
+        ptx::mbarrier_init(&full_bar[s], 1);   // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
+        ptx::mbarrier_init(&empty_bar[s], 1);  // one multicast tcgen05.commit: the MMAs that read it are done
+      }
+      for (int a = 0; a < kAccs; ++a) {
+        ptx::mbarrier_init(&acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
+        ptx::mbarrier_init(&acc_empty_bar[a], kAccEmptyArrivals);  // both CTAs' epilogue threads (leader's)
+      }
+    }
+    // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMA writes both TMEMs.
+    ptx::tcgen05_alloc(ptx::cta_group_2, tmem_slot, kTmemCols);
+    ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
+  }
+  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
+  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column; accumulator a starts at column 256a
+  // [setup]
+
+  // [roles]
+  if (warp_id == kProducerWarp) {
+    // === TMA producer: one elected thread =====================================================================
+    if (ptx::elect_sync()) {
+      // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
+      uint32_t it = 0;
+      uint64_t* leader_full = ptx::leader_barrier(full_bar);  // the leader's full_bar[0], in the cluster window
+      for (; scheduler.valid(); scheduler.next()) {
+        m_st = scheduler.current().m * PAIR_M + int(rank) * BLK_M;   // this CTA's 128 rows of A
+        n_st = scheduler.current().n * BLK_N;                        // the pair's 256 columns
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+          // [produce]
+          // The pair's MMAs that read this stage one trip ago must be done (the leader's commit reaches both
+          // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          const int32_t a_coords[2] = {i * BLK_K, m_st};                       // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
+          // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
+          ptx::tma_load_2d_pair(As + stage * kTileBytes, &tmap_a, a_coords, leader_full + stage);
+          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, leader_full + stage);
+          // Only the leader arrives, announcing the bytes of both CTAs: 65536.
+          if (rank == 0)
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+                                           BREAK == hg::Break::kShortExpectTx ? kPairTmaBytes / 2 : kPairTmaBytes);
+          // [produce]
+        }
+      }
+    }
+    __syncwarp();  // the warp reconverges before the CTA barrier at the end
+  } else if (warp_id == kMmaWarp && rank == 0) {
+    // === MMA issuer: one elected thread of the LEADER =========================================================
+    // One tcgen05.mma.cta_group::2 computes the pair's 256 x 256 outputs: A rows 0-127 and B rows 0-127 from
+    // the leader's shared memory, A rows 128-255 and B rows 128-255 from the peer's, at the same offsets.
+    if (ptx::elect_sync()) {
+      const uint32_t idesc = hg::sm100_instr_desc_f16(PAIR_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
+      uint32_t it = 0;         // ring position, as the producer's
+      uint32_t tile_no = 0;    // tiles of this CTA so far: accumulator tile_no % 2, used for the tile_no/2-th time
+      for (; scheduler.valid(); scheduler.next(), ++tile_no) {
+        const int acc = tile_no % kAccs;
+        const uint32_t acc_phase = (tile_no / kAccs) & 1;
+        // [mma]
+        // Both epilogues must have read this accumulator's previous tile (fresh: the first two tiles pass).
+        if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
+          ptx::mbarrier_wait_parity(&acc_empty_bar[acc], acc_phase ^ 1);
+        ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
+        const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0), both CTAs
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;
+          ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both tiles of the stage have landed
+          ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          for (int k = 0; k < BLK_K / MMA_K; ++k) {
+            // The tile's first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false).
+            ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_2, tmem_acc, hg::desc_advance_k16(a_desc, k),
+                             hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
+          }
+          // The stage is free, in BOTH CTAs, once these MMAs are done: one commit, multicast to ranks 0 and 1.
+          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &empty_bar[stage], kPairMask);
+        }
+        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &acc_full_bar[acc], kPairMask);  // both CTAs' accumulators
+        // [mma]
+      }
+    }
+    __syncwarp();  // the warp reconverges before the CTA barrier at the end
+  } else if (warp_id < 4) {
+    // === Epilogue warpgroup (warps 0-3) =======================================================================
+    uint32_t tile_no = 0;
+    for (; scheduler.valid(); scheduler.next(), ++tile_no) {
+      m_st = scheduler.current().m * PAIR_M + int(rank) * BLK_M;  // this CTA's 128 rows of the pair's tile
+      n_st = scheduler.current().n * BLK_N;
+      const int acc = tile_no % kAccs;
+      const uint32_t acc_phase = (tile_no / kAccs) & 1;
+      // [epilogue]
+      // The previous tile's store must have finished reading Ds before this tile overwrites it.
+      if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
+
+      // --- Wait for the accumulator (the leader's multicast commit reached our acc_full_bar too) -------------
+      ptx::mbarrier_wait_parity(&acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
+      ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
+      const int row = warp_id * 32 + lane_id;  // thread t owns row t of this CTA's 128 rows
+      // 256 columns are 256 registers: read them in two chunks of 128 (tcgen05.ld 32x32b.x128), each staged at once.
+      for (int chunk = 0; chunk < BLK_N / 128; ++chunk) {
+        uint32_t acc_regs[128];  // columns 128*chunk .. +127 of row `row`, fp32 bit patterns
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, warp_id * 32, acc * BLK_N + chunk * 128));
+        ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+#pragma unroll
+        for (int j = 0; j < 128; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+          uint4 packed;
+          __half2* h2 = reinterpret_cast<__half2*>(&packed);
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
+          const int col = chunk * 128 + j;
+          uint8_t* d_box = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+          *reinterpret_cast<uint4*>(d_box + hg::swizzle128b_offset(row, col % kDBoxCols)) = packed;
+        }
+      }
+      // Our row is read: give the accumulator back. The leader's acc_empty_bar counts both CTAs' 256 threads.
+      ptx::tcgen05_fence_before_thread_sync();  // order the TMEM reads before the arrival
+      ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
+                           ptx::leader_barrier(&acc_empty_bar[acc]));
+      ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
+
+      // SMEM -> GMEM: one thread stores this CTA's 128 x 256 part as four 64-column boxes, one bulk group.
+      if (tid == 0) {
+        for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
+          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
+                                    Ds + box * (BLK_M * kDBoxCols * 2));
+        }
+        ptx::cp_async_bulk_commit_group();  // drains while the next accumulator fills
+      }
+      // [epilogue]
+    }
+    if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+  }
+  // [roles]
+
+  // [teardown]
+  // --- Free TMEM, then leave: both only after the peer is done ----------------------------------------------
+  // Every MMA has completed (each epilogue waited for each tile's acc_full) and every TMEM read is done. The
+  // cluster barrier keeps a CTA from freeing TMEM or exiting while its peer may still read its shared memory
+  // (the pair's MMAs), signal its barriers (commits, remote arrivals) or count bytes on the leader's barrier.
+  ptx::tcgen05_fence_before_thread_sync();
+  ptx::barrier_cluster_arrive(ptx::sem_release);
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  ptx::tcgen05_fence_after_thread_sync();
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_2, tmem_base, kTmemCols);  // warp 0 of both CTAs
+  // [teardown]
+#endif
+}
+
+/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
+/// and the tensor maps: A and B in boxes of 128 rows x 64 (each CTA loads 128 rows of each), D in 128 x 64.
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {
+      {kSmemAccFullBar, kAccs, "acc_full_bar"}, {kSmemAccEmptyBar, kAccs, "acc_empty_bar"},
+      {kSmemFullBar, PIPE_DEPTH, "full_bar"},   {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  if (g.m % PAIR_M != 0 || g.n % BLK_N != 0)
+    throw std::invalid_argument("step8 sm100 computes 256 x 256 tiles per CTA pair: M and N must be multiples of 256");
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  return [=](cudaStream_t stream) {
+    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
+                     tmap_d, g.m, g.n, g.k);
+  };
+}
+
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
+    case hg::Break::kShortExpectTx: return prepare_variant<PIPE_DEPTH, hg::Break::kShortExpectTx>(g);
+    // Step 4's, where Ds is reused:
+    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
+  }
+}
+
+/// The instance the verify binary asks for: PIPE_DEPTH 2 to 5 (--pipe-depth), the real kernel
+/// (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    case 5: return prepare_depth<5>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3, 4 or 5");
+  }
+}
+
+}  // namespace step8::sm100

@@ -1,0 +1,288 @@
+// ======================================================================================================
+// Step 8 of 9 - a pair of CTAs shares its operands, Hopper (sm_90a)           step8_cluster/hgemm_sm90.cuh
+//
+// DRAFT (branch wip/step8): step 7's Hopper kernel in clusters of two along M. The pair computes two
+// vertically adjacent 128 x 128 tiles, which need the same B tile: each CTA loads its own A and HALF of B
+// (64 rows), multicast into both CTAs (.multicast::cluster); a stage is free only when the consumers of BOTH
+// CTAs have read it (8 arrivals, 4 of them remote); cluster barriers after the barrier init and before exit.
+// Correct on the H200 at five shapes, but slow: 272 TFLOP/s at 4096^3 against step 7's 669 (see the branch
+// exp/step8-multicast, experiments/step8_multicast/NOTES.md, for the measurements and a latency budget).
+// ======================================================================================================
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.cuh"
+#include "common/cluster.hpp"
+#include "common/descriptors.hpp"
+#include "common/gemm.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
+
+namespace step8::sm90 {
+
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+
+constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
+constexpr int kConsumers = 2;                        // consumer warpgroups 0 and 1 take alternate tiles
+constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
+constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
+// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 128 x 128 fp32
+// accumulator (128 registers) plus addresses. 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+// CTA barrier ids (bar.sync / bar.arrive; id 0 is __syncthreads'): consumer c waits on kTurnBar + c for its
+// turn at the tensor core, and syncs its own 128 threads around its staging tile on kEpilogueBar + c.
+constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
+__device__ constexpr uint32_t kEmptyArrivals = 8;  // 4 warps x 2 CTAs of the pair  // a stage is free once each of the consumer's 4 warps has arrived
+
+// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
+constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumer, per stage
+constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: consumer -> TMA, per stage
+constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kDBytes = BLK_M * BLK_N * 2;                  // one staging tile: 32 KiB
+constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tiles [kConsumers][2][128][64] fp16
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBytes + 1024;  // + slack to align the base
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+
+// PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
+// 32 KiB; with the two staging tiles, 5 stages fill the 227 KiB a CTA may use.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);    // [PIPE_DEPTH]
+  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);  // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();  // 0 or 1 in the pair
+  const uint32_t peer = rank ^ 1;
+  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+  // [tile]
+  // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
+  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
+  const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
+  int m_st = 0, n_st = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier init (thread 0): one job per barrier ---------------------------------------------------------
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_DEPTH; ++s) {
+      ptx::mbarrier_init(&full_bar[s], 1);                // the producer's arrive.expect_tx plus the bytes
+      ptx::mbarrier_init(&empty_bar[s], kEmptyArrivals);  // lane 0 of each warp of the consumer that read it
+    }
+  }
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA too: it multicasts into our stages
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  // [setup]
+
+  // [roles]
+  if (wg_id == kConsumers) {
+    // === Producer warpgroup ==================================================================================
+    ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
+    if (warp_id == kProducerWarp && ptx::elect_sync()) {
+      hg::TileScheduler scheduler(M_TILES / 2, N_TILES, num_clusters, cluster_id, /*group=*/4);
+      // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
+      uint32_t it = 0;
+      for (; scheduler.valid(); scheduler.next()) {
+        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;
+        n_st = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+          // [produce]
+          // The consumer that read this stage one trip ago must have released it. A fresh barrier counts the
+          // phase before its first (parity 1) as complete, so the first trip around the ring does not wait.
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * 64};  // this CTA's half of B
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a,
+                                    a_coords, &full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes + rank * 8192,
+                                    &tmap_b, b_coords, &full_bar[stage], uint16_t(0x3));
+          // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+                                         BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
+          // [produce]
+        }
+      }
+    }
+  } else {
+    // === Consumer warpgroups 0 and 1 =========================================================================
+    ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
+    const int consumer = wg_id;
+    const int ctid = tid % 128;  // thread index inside this consumer warpgroup
+    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBytes;  // [2][128][64] fp16: this consumer's own
+    // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
+    // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
+    hg::TileScheduler scheduler(M_TILES / 2, N_TILES, kConsumers * num_clusters, cluster_id + consumer * num_clusters, 4);
+    uint32_t it = consumer * K_TILES;  // ring position of this consumer's next K tile
+    bool first_tile = true;
+    // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
+    float acc[BLK_M / WGMMA_M][64];
+    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
+    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+    // A stage is free once the consumers of BOTH CTAs have read it: the peer multicasts its half of B into it.
+    auto release = [&](uint64_t* bar) {
+      ptx::mbarrier_arrive(bar);
+      uint64_t* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, peer));
+      ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster, remote);
+    };
+
+    for (; scheduler.valid(); scheduler.next()) {
+      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;
+      n_st = scheduler.current().n * BLK_N;
+      // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
+      const bool next_tile = scheduler.tile + num_clusters < (M_TILES / 2) * N_TILES;
+
+      // [turn]
+      // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
+      // The turns alternate, so the K tiles before ours on the ring are already consumed (see the phase rule).
+      if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * 128);
+      first_tile = false;
+      // [turn]
+
+      // [kloop]
+      // --- K-loop: wait "full", issue the K tile's 8 wgmma, release the stage the previous group read --------
+      for (int i = 0; i < K_TILES; ++i, ++it) {
+        const int stage = it % PIPE_DEPTH;
+        const uint32_t phase = (it / PIPE_DEPTH) & 1;
+        ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both tiles of the stage have landed
+        ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+#pragma unroll
+        for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+          // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
+          const uint64_t a_half = a_desc + (uint64_t(stage * kTileBytes + h * WGMMA_M * 128) >> 4);
+#pragma unroll
+          for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+            // The tile's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
+            const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
+            ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
+                                     i > 0 || k > 0);
+          }
+        }
+        ptx::wgmma_commit_group();  // close the 8 wgmma above into one group
+        // Keep this group in flight and wait for the previous one: the tensor core always has the next K
+        // tile queued, and the previous group's stage has been read, so it can go back to the producer.
+        ptx::wgmma_wait_group<1>();
+        if (i > 0 && lane_id == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp, both CTAs
+      }
+      // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
+      if (next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
+      ptx::wgmma_wait_group<0>();  // the accumulator is complete
+      if (lane_id == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
+      it += K_TILES;  // skip the other consumer's next tile on the ring
+      // [kloop]
+
+      // [epilogue]
+      // --- Writeback: registers -> this consumer's SMEM staging tile -> (TMA store) -> GMEM ------------------
+      // It runs while the other consumer's wgmma fill the tensor core. Thread t of the warpgroup holds, in
+      // acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8 inside half h.
+      // Our previous store must have finished reading Ds before this tile overwrites it.
+      if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes Ds before that
+#pragma unroll
+      for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
+        const int row = h * WGMMA_M + (warp_id % 4) * 16 + lane_id / 4;
+#pragma unroll
+        for (int j = 0; j < BLK_N / 8; ++j) {
+          const int col = j * 8 + (lane_id % 4) * 2;
+          uint8_t* d_half = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+          *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row, col % kDBoxCols)) =
+              __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
+          *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row + 8, col % kDBoxCols)) =
+              __floats2half2_rn(acc[h][4 * j + 2], acc[h][4 * j + 3]);
+        }
+      }
+      ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole tile is staged before the store
+
+      // SMEM -> GMEM: one thread of the consumer stores the tile as two 64-column boxes, as one bulk group.
+      if (ctid == 0) {
+        for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
+          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
+                                    Ds + box * (BLK_M * kDBoxCols * 2));
+        }
+        ptx::cp_async_bulk_commit_group();  // drains while this consumer waits for its next turn
+      }
+      // [epilogue]
+    }
+    if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+  }
+  // [roles]
+  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+  ptx::barrier_cluster_arrive(ptx::sem_release);
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+#endif
+}
+
+/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters:
+/// 66 on the H200), and the tensor maps: A in 128-row boxes, B in 64-row boxes (half a tile per CTA), D as before.
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
+                                                  {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  if (g.m % 256 != 0)
+    throw std::invalid_argument("step8 sm90 computes pairs of tiles 256 rows high: M must be a multiple of 256");
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, BLK_N / 2, BLK_K);  // half a B tile per CTA
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  return [=](cudaStream_t stream) {
+    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
+                     tmap_d, g.m, g.n, g.k);
+  };
+}
+
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
+    case hg::Break::kShortExpectTx: return prepare_variant<PIPE_DEPTH, hg::Break::kShortExpectTx>(g);
+    // Step 4's, where Ds is reused:
+    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
+  }
+}
+
+/// The instance the verify binary asks for: PIPE_DEPTH 2 to 5 (--pipe-depth), the real kernel
+/// (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    case 5: return prepare_depth<5>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3, 4 or 5");
+  }
+}
+
+}  // namespace step8::sm90
