@@ -33,6 +33,12 @@ const std::vector<BreakInfo>& all_breaks() {
        "the TMA producer never waits on a stage's empty barrier: it refills stages the MMAs still read"},
       {Break::kNoAccEmptyWait, "no-acc-empty-wait", "sm100",
        "the MMA warp never waits on acc_empty: a tile's MMAs overwrite an accumulator the epilogue still reads"},
+      {Break::kOneHalfBytes, "one-half-bytes", "both",
+       "the full barrier expects only this CTA's own loads, not the bytes the peer sends: the phase completes "
+       "before the peer's part lands, and those bytes then count towards the next phase"},
+      {Break::kNoExitClusterSync, "no-exit-cluster-sync", "both",
+       "drop the cluster barrier before exit: a CTA may leave (Blackwell: free its TMEM) while its peer still "
+       "sends into its shared memory or arrives on its barriers"},
   };
   return kAll;
 }

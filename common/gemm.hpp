@@ -49,6 +49,8 @@ enum class Break : int {
   kResetPhasePerTile,  ///< step 6: the original tutorial's per-tile reset of the pipeline state
   kNoEmptyWait,        ///< step 7: the TMA producer does not wait for a stage's "empty" barrier
   kNoAccEmptyWait,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
+  kOneHalfBytes,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
+  kNoExitClusterSync,  ///< step 8: no cluster barrier before exit (Blackwell: before freeing TMEM)
 };
 
 /// Which instance of a step's kernel to build.

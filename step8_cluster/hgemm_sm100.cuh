@@ -1,10 +1,12 @@
 // ======================================================================================================
 // Step 8 of 9 - a pair of CTAs shares its operands, Blackwell (sm_100a)     step8_cluster/hgemm_sm100.cuh
 //
-// DRAFT (branch wip/step8): compiles; never run (no Blackwell GPU); not reviewed against the H200's SASS yet.
-//
-// The series: step1_single_tile -> ... -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+//             Each step changes one contract; read its from_previous.diff.
 //             The lesson of this step is told once, in docs/step8_cluster.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
 //   1. CTAs run in clusters of two (a pair); warp 0 of each allocates 2 x 256 TMEM columns with
@@ -14,9 +16,14 @@
 //      B from both CTAs' shared memory and writes each CTA's 128 rows into that CTA's TMEM;
 //   3. both producers' TMA loads complete on the LEADER's full barrier (.cta_group::2), which expects the bytes
 //      of both CTAs; the leader's commits reach both CTAs' empty and acc_full barriers (.multicast::cluster);
-//      both epilogues arrive on the leader's acc_empty barrier (256 arrivals, 128 of them remote);
+//      each epilogue drains its own CTA's TMEM (its 128 rows) and one thread of each arrives on the leader's
+//      acc_empty barrier (2 arrivals, one of them remote);
 //   4. a cluster barrier before TMEM is freed and before exit: no CTA leaves while its peer may still write
 //      its TMEM or signal its barriers.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step8_cluster
+//   ./build/step8_cluster --m 4096 --n 4096 --k 4096 --bench   # compute capability 10.0 runs this
 // ======================================================================================================
 #pragma once
 
@@ -48,7 +55,7 @@ __device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate in each CTA (cta_group::2): two accumulators of 256 fp32 columns: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
-__device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // both CTAs' epilogue threads
+__device__ constexpr uint32_t kAccEmptyArrivals = 2;  // one thread of each CTA's epilogue, after all 128 read
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
@@ -63,7 +70,7 @@ constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEP
 template <int PIPE_DEPTH>
 constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
 template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [4][128 rows][64 cols] fp16, swizzled
 template <int PIPE_DEPTH>
 constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // D: [4][128][64] fp16, + slack
 // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (128 rows of A + 128 rows of B) x 64 x 2 bytes.
@@ -86,7 +93,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
   uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
   uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [4][128][64] fp16: four 64-column boxes, each in 128B swizzle
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -94,11 +101,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
   const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
   // [tile]
-  // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
-  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
-  // The pair's tiles: 256 x 256, from the L2-grouped scheduler over pairs (groups of 4 pair rows = 8 tile rows).
+  // The scheduler hands out PAIR tiles, 256 x 256: pair tile `cluster_id`, then every num_clusters-th one, in
+  // L2 groups of 4 pair rows (8 tile rows, as step 7). Every role of both CTAs walks them in the same order.
+  // M and N need only be multiples of 128: the rows of A or B that a pair tile has beyond M or N read as zeros
+  // (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips the store).
   const int K_TILES = K / BLK_K;
-  hg::TileScheduler scheduler(M / PAIR_M, N / BLK_N, num_clusters, cluster_id, /*group=*/4);
+  const int PAIR_ROWS = (M / BLK_M + 1) / 2, PAIR_COLS = (N / B_ROWS + 1) / 2;  // rounded up
+  hg::TileScheduler scheduler(PAIR_ROWS, PAIR_COLS, num_clusters, cluster_id, /*group=*/4);
   int m_st = 0, n_st = 0;
   // [tile]
 
@@ -112,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       for (int a = 0; a < kAccs; ++a) {
         ptx::mbarrier_init(&acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
-        ptx::mbarrier_init(&acc_empty_bar[a], kAccEmptyArrivals);  // both CTAs' epilogue threads (leader's)
+        ptx::mbarrier_init(&acc_empty_bar[a], kAccEmptyArrivals);  // both CTAs' epilogues (the leader's is used)
       }
     }
     // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMA writes both TMEMs.
@@ -153,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // Only the leader arrives, announcing the bytes of both CTAs: 65536.
           if (rank == 0)
             ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
-                                           BREAK == hg::Break::kShortExpectTx ? kPairTmaBytes / 2 : kPairTmaBytes);
+                                           BREAK == hg::Break::kOneHalfBytes ? kPairTmaBytes / 2 : kPairTmaBytes);
           // [produce]
         }
       }
@@ -230,12 +239,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           *reinterpret_cast<uint4*>(d_box + hg::swizzle128b_offset(row, col % kDBoxCols)) = packed;
         }
       }
-      // Our row is read: give the accumulator back. The leader's acc_empty_bar counts both CTAs' 256 threads.
-      ptx::tcgen05_fence_before_thread_sync();  // order the TMEM reads before the arrival
-      ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
-                           ptx::leader_barrier(&acc_empty_bar[acc]));
+      ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier below
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
       ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
+      // All 128 rows of this CTA's TMEM are read: give the accumulator back, one arrival per CTA on the
+      // leader's acc_empty_bar (whose MMA warp waits on it for both halves).
+      if (tid == 0) ptx::mbarrier_arrive_remote(&acc_empty_bar[acc], 0);
 
       // SMEM -> GMEM: one thread stores this CTA's 128 x 256 part as four 64-column boxes, one bulk group.
       if (tid == 0) {
@@ -258,8 +267,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // cluster barrier keeps a CTA from freeing TMEM or exiting while its peer may still read its shared memory
   // (the pair's MMAs), signal its barriers (commits, remote arrivals) or count bytes on the leader's barrier.
   ptx::tcgen05_fence_before_thread_sync();
-  ptx::barrier_cluster_arrive(ptx::sem_release);
-  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
   ptx::tcgen05_fence_after_thread_sync();
   if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_2, tmem_base, kTmemCols);  // warp 0 of both CTAs
   // [teardown]
@@ -268,14 +279,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// and the tensor maps: A and B in boxes of 128 rows x 64 (each CTA loads 128 rows of each), D in 128 x 64.
+/// Any M, N multiple of 128 works (see [tile]).
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {
       {kSmemAccFullBar, kAccs, "acc_full_bar"}, {kSmemAccEmptyBar, kAccs, "acc_empty_bar"},
       {kSmemFullBar, PIPE_DEPTH, "full_bar"},   {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  if (g.m % PAIR_M != 0 || g.n % BLK_N != 0)
-    throw std::invalid_argument("step8 sm100 computes 256 x 256 tiles per CTA pair: M and N must be multiples of 256");
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
@@ -294,7 +304,9 @@ hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
     case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
-    case hg::Break::kShortExpectTx: return prepare_variant<PIPE_DEPTH, hg::Break::kShortExpectTx>(g);
+    case hg::Break::kOneHalfBytes: return prepare_variant<PIPE_DEPTH, hg::Break::kOneHalfBytes>(g);
+    case hg::Break::kNoExitClusterSync: return prepare_variant<PIPE_DEPTH, hg::Break::kNoExitClusterSync>(g);
+    case hg::Break::kNoAccEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoAccEmptyWait>(g);
     // Step 4's, where Ds is reused:
     case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
     default: throw std::invalid_argument("this kernel has no instance for that --break switch");

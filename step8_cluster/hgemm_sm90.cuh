@@ -1,12 +1,28 @@
 // ======================================================================================================
 // Step 8 of 9 - a pair of CTAs shares its operands, Hopper (sm_90a)           step8_cluster/hgemm_sm90.cuh
 //
-// DRAFT (branch wip/step8): step 7's Hopper kernel in clusters of two along M. The pair computes two
-// vertically adjacent 128 x 128 tiles, which need the same B tile: each CTA loads its own A and HALF of B
-// (64 rows), multicast into both CTAs (.multicast::cluster); a stage is free only when the consumers of BOTH
-// CTAs have read it (8 arrivals, 4 of them remote); cluster barriers after the barrier init and before exit.
-// Correct on the H200 at five shapes, but slow: 272 TFLOP/s at 4096^3 against step 7's 669 (see the branch
-// exp/step8-multicast, experiments/step8_multicast/NOTES.md, for the measurements and a latency budget).
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+//             Each step changes one contract; read its from_previous.diff.
+//             The lesson of this step is told once, in docs/step8_cluster.md.
+//
+// This kernel does, in order:
+//   1. CTAs run in clusters of two along M (a pair): the pair computes two vertically adjacent 128 x 128
+//      tiles, which read the same 128 rows of B. Thread 0 of each CTA initialises its barriers, and a
+//      cluster barrier publishes them to the peer, which will write into this CTA's stages;
+//   2. the producer of each CTA loads its own A tile and HALF of the shared B tile (64 rows), multicast into
+//      both CTAs' shared memory (.multicast::cluster): one load from L2 feeds two SMs. A stage is full once
+//      this CTA's A and both halves of B (one of them sent by the peer) have landed: 32 KiB, as in step 7;
+//   3. the consumers are step 7's ping-pong pair; a stage is free only when the consumers of BOTH CTAs have
+//      read it, since the next load into it comes from both producers: one elected thread of the consumer
+//      warpgroup arrives on its own "empty" barrier and on the peer's (a remote arrive, mapa);
+//   4. a cluster barrier before exit: no CTA leaves while its peer may still multicast into it or arrive on
+//      its barriers.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step8_cluster
+//   ./build/step8_cluster --m 4096 --n 4096 --k 4096 --bench   # compute capability 9.0 runs this
+//   ./build/step8_cluster --break one-half-bytes --init int    # forget the peer's half of B: fails
 // ======================================================================================================
 #pragma once
 
@@ -39,7 +55,11 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 // CTA barrier ids (bar.sync / bar.arrive; id 0 is __syncthreads'): consumer c waits on kTurnBar + c for its
 // turn at the tensor core, and syncs its own 128 threads around its staging tile on kEpilogueBar + c.
 constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
-__device__ constexpr uint32_t kEmptyArrivals = 8;  // 4 warps x 2 CTAs of the pair  // a stage is free once each of the consumer's 4 warps has arrived
+// A stage is free once the consumer that read it has done so in BOTH CTAs: one arrival from each CTA's consumer
+// (an elected thread after wgmma.wait_group; the warpgroup's wgmma have then read the stage).
+__device__ constexpr uint32_t kEmptyArrivals = 2;
+__device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
+constexpr int B_HALF = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 64
 
 // Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
 constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumer, per stage
@@ -53,7 +73,9 @@ template <int PIPE_DEPTH>
 constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tiles [kConsumers][2][128][64] fp16
 template <int PIPE_DEPTH>
 constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBytes + 1024;  // + slack to align the base
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
+// The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: as in step 7
+__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_HALF * BLK_K) * 2;  // 24576: this CTA's loads only
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
 // PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
@@ -75,13 +97,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
-  const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();  // 0 or 1 in the pair
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
   const uint32_t peer = rank ^ 1;
-  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
-  // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
-  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
+  // The scheduler now hands out PAIR tiles, 256 x 128: pair tile `cluster_id`, then every num_clusters-th one,
+  // grouped as before (4 pair rows = 8 tile rows). CTA `rank` computes D[m_st..+127][n_st..+127], the
+  // pair's upper (rank 0) or lower (rank 1) tile. With an odd number of tile rows the lower tile of the last
+  // pair row lies below M: its A loads read zeros (TMA fills out-of-bounds rows) and its store writes nothing
+  // (TMA clips it), so that CTA still takes part in the pair's barriers and loads its half of B.
   const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
+  const int PAIR_ROWS = (M_TILES + 1) / 2;
   int m_st = 0, n_st = 0;
   // [tile]
 
@@ -90,7 +116,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) {
     for (int s = 0; s < PIPE_DEPTH; ++s) {
       ptx::mbarrier_init(&full_bar[s], 1);                // the producer's arrive.expect_tx plus the bytes
-      ptx::mbarrier_init(&empty_bar[s], kEmptyArrivals);  // lane 0 of each warp of the consumer that read it
+      ptx::mbarrier_init(&empty_bar[s], kEmptyArrivals);  // the consumer that read it, in this CTA and the peer
     }
   }
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
@@ -103,28 +129,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
-      hg::TileScheduler scheduler(M_TILES / 2, N_TILES, num_clusters, cluster_id, /*group=*/4);
+      hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, num_clusters, cluster_id, /*group=*/4);
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t it = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;
+        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
         n_st = scheduler.current().n * BLK_N;
         for (int i = 0; i < K_TILES; ++i, ++it) {
           const int stage = it % PIPE_DEPTH;
           const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
-          // The consumer that read this stage one trip ago must have released it. A fresh barrier counts the
-          // phase before its first (parity 1) as complete, so the first trip around the ring does not wait.
+          // The consumers that read this stage one trip ago, here AND in the peer, must have released it: both
+          // producers write into it. A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * 64};  // this CTA's half of B
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_HALF};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a,
                                     a_coords, &full_bar[stage]);
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes + rank * 8192,
-                                    &tmap_b, b_coords, &full_bar[stage], uint16_t(0x3));
-          // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
+          // The half goes to the same offset in both CTAs (rows 64 * rank of the stage's B tile; 64 rows of
+          // 128 bytes = 8 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                    Bs + stage * kTileBytes + rank * (B_HALF * BLK_K * 2), &tmap_b, b_coords,
+                                    &full_bar[stage], kPairMask);
+          // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in,
+          // 8192 of them sent by the peer.
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
-                                         BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
+                                         BREAK == hg::Break::kOneHalfBytes ? kOwnBytes : kTmaBytes);
           // [produce]
         }
       }
@@ -137,25 +167,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBytes;  // [2][128][64] fp16: this consumer's own
     // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
     // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
-    hg::TileScheduler scheduler(M_TILES / 2, N_TILES, kConsumers * num_clusters, cluster_id + consumer * num_clusters, 4);
+    hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, kConsumers * num_clusters, cluster_id + consumer * num_clusters, 4);
     uint32_t it = consumer * K_TILES;  // ring position of this consumer's next K tile
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
     float acc[BLK_M / WGMMA_M][64];
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
-    // A stage is free once the consumers of BOTH CTAs have read it: the peer multicasts its half of B into it.
+    // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
     auto release = [&](uint64_t* bar) {
-      ptx::mbarrier_arrive(bar);
-      uint64_t* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, peer));
-      ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster, remote);
+      ptx::mbarrier_arrive(bar);                 // ours
+      ptx::mbarrier_arrive_remote(bar, peer);    // the same barrier in the peer CTA
     };
 
     for (; scheduler.valid(); scheduler.next()) {
-      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;
+      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
       n_st = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
-      const bool next_tile = scheduler.tile + num_clusters < (M_TILES / 2) * N_TILES;
+      const bool next_tile = scheduler.tile + num_clusters < PAIR_ROWS * N_TILES;
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
@@ -187,12 +216,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one: the tensor core always has the next K
         // tile queued, and the previous group's stage has been read, so it can go back to the producer.
         ptx::wgmma_wait_group<1>();
-        if (i > 0 && lane_id == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp, both CTAs
+        // One thread per warpgroup (step 7: lane 0 of each warp): a wgmma is one warpgroup-wide operation,
+        // complete for all four warps when this thread's wait returns (CUTLASS's PipelineTmaAsync releases the
+        // same way). Measured on the H200: one arrival per warp, local and remote, was 5% slower.
+        if (i > 0 && ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
       if (next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (lane_id == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
+      if (ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       it += K_TILES;  // skip the other consumer's next tile on the ring
       // [kloop]
 
@@ -233,21 +265,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
   }
   // [roles]
-  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
-  ptx::barrier_cluster_arrive(ptx::sem_release);
-  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  // [exit]
+  // The exit rule: no CTA leaves while its peer may still multicast into its shared memory or arrive on its
+  // barriers (the peer's last releases). Every thread of both CTAs arrives here once its role is done.
+  if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
+  // [exit]
 #endif
 }
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters:
-/// 66 on the H200), and the tensor maps: A in 128-row boxes, B in 64-row boxes (half a tile per CTA), D as before.
+/// 66 on the H200, all 132 SMs), and the tensor maps: A in 128-row boxes, B in 64-row boxes (half a tile per
+/// CTA), D as before. Any M, N multiple of 128 works: an odd number of tile rows is covered by TMA's bounds.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
                                                   {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  if (g.m % 256 != 0)
-    throw std::invalid_argument("step8 sm90 computes pairs of tiles 256 rows high: M must be a multiple of 256");
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
@@ -266,7 +302,8 @@ hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
   switch (brk) {
     case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
     case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
-    case hg::Break::kShortExpectTx: return prepare_variant<PIPE_DEPTH, hg::Break::kShortExpectTx>(g);
+    case hg::Break::kOneHalfBytes: return prepare_variant<PIPE_DEPTH, hg::Break::kOneHalfBytes>(g);
+    case hg::Break::kNoExitClusterSync: return prepare_variant<PIPE_DEPTH, hg::Break::kNoExitClusterSync>(g);
     // Step 4's, where Ds is reused:
     case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
     default: throw std::invalid_argument("this kernel has no instance for that --break switch");

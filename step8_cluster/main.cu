@@ -1,4 +1,4 @@
-// step8_cluster: verify binary. Run with --help for the flags. DRAFT (branch wip/step8).
+// step8_cluster: verify binary. Run with --help for the flags.
 // What this step teaches: docs/step8_cluster.md.
 #include "common/runner.hpp"
 #include "step8_cluster/hgemm_sm100.cuh"
@@ -8,7 +8,8 @@ int main(int argc, char** argv) {
   const hg::StepSpec spec{"step8_cluster", "CTA pairs (clusters of two) that share their operands",
                           {4096, 4096, 4096}, hg::ShapeRule::kTiled,
                           step8::sm90::prepare, step8::sm100::prepare,
-                          {hg::Break::kNoEmptyWait, hg::Break::kShortExpectTx, hg::Break::kNoStoreWait},
+                          {hg::Break::kOneHalfBytes, hg::Break::kNoExitClusterSync, hg::Break::kNoEmptyWait,
+                           hg::Break::kNoAccEmptyWait, hg::Break::kNoStoreWait},
                           /*pipe_depths=*/{4, 2, 3, 5}};
   return hg::run_step(spec, argc, argv);
 }

@@ -210,6 +210,18 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
                       step7::sm100::kTileBytes);
   HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 5", 5, step7::sm100::kSmemA, step7::sm100::kSmemB<5>,
                       step7::sm100::kTileBytes);
+  // Step 8: each CTA's 128 rows of the pair's A and B (B_ROWS: its half of the 256 B rows), at the same
+  // offsets in both CTAs; the pair MMA takes one descriptor per operand and reads that offset in each CTA.
+#define HG_CHECK_STEP8(D)                                                                                     \
+  check_sm100_smem_descs<step8::sm100::BLK_M, step8::sm100::BLK_K, step8::sm100::MMA_K, D>(                   \
+      "step8 depth " #D " A", step8::sm100::kSmemA, step8::sm100::kTileBytes);                                \
+  check_sm100_smem_descs<step8::sm100::B_ROWS, step8::sm100::BLK_K, step8::sm100::MMA_K, D>(                  \
+      "step8 depth " #D " B", step8::sm100::kSmemB<D>, step8::sm100::kTileBytes)
+  HG_CHECK_STEP8(2);
+  HG_CHECK_STEP8(3);
+  HG_CHECK_STEP8(4);
+  HG_CHECK_STEP8(5);
+#undef HG_CHECK_STEP8
 }
 
 TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K step) equal make_gmma_desc") {
@@ -237,6 +249,15 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
                      step7::sm90::kTileBytes);
   HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 5", 5, step7::sm90::kSmemA, step7::sm90::kSmemB<5>,
                      step7::sm90::kTileBytes);
+  // Step 8: the B tile of a stage is two multicast halves of 64 rows; the descriptor spans both, as in step 7.
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 2", 2, step8::sm90::kSmemA, step8::sm90::kSmemB<2>,
+                     step8::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 3", 3, step8::sm90::kSmemA, step8::sm90::kSmemB<3>,
+                     step8::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 4", 4, step8::sm90::kSmemA, step8::sm90::kSmemB<4>,
+                     step8::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 5", 5, step8::sm90::kSmemA, step8::sm90::kSmemB<5>,
+                     step8::sm90::kTileBytes);
 }
 
 TEST_CASE("cutlass: the 128B swizzle equals CuTe's swizzled K-major layout for every element of a tile") {

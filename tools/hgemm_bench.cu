@@ -37,6 +37,8 @@
 #include "step6_persistent/hgemm_sm90.cuh"
 #include "step7_warp_specialized/hgemm_sm100.cuh"
 #include "step7_warp_specialized/hgemm_sm90.cuh"
+#include "step8_cluster/hgemm_sm100.cuh"
+#include "step8_cluster/hgemm_sm90.cuh"
 
 namespace {
 
@@ -53,6 +55,7 @@ const LadderStep kLadder[] = {
     {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare},
     {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare},
     {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare, 4},
+    {"step8_cluster", "CTA pairs share operands", step8::sm90::prepare, step8::sm100::prepare, 4},
 };
 
 struct Args {
