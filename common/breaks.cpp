@@ -34,11 +34,12 @@ const std::vector<BreakInfo>& all_breaks() {
       {Break::kNoAccEmptyWait, "no-acc-empty-wait", "sm100",
        "the MMA warp never waits on acc_empty: a tile's MMAs overwrite an accumulator the epilogue still reads"},
       {Break::kOneHalfBytes, "one-half-bytes", "both",
-       "the full barrier expects only this CTA's own loads, not the bytes the peer sends: the phase completes "
+       "the full barrier expects only this CTA's own loads, not the bytes the peer sends: a phase can complete "
        "before the peer's part lands, and those bytes then count towards the next phase"},
       {Break::kNoExitClusterSync, "no-exit-cluster-sync", "both",
        "drop the cluster barrier before exit: a CTA may leave (Blackwell: free its TMEM) while its peer still "
-       "sends into its shared memory or arrives on its barriers"},
+       "sends into its shared memory or arrives on its barriers",
+       "step8_cluster", "the pair finishes together; the few late arrivals found no new owner of the SM's shared memory"},
   };
   return kAll;
 }

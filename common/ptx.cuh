@@ -153,9 +153,10 @@ __device__ __forceinline__ void mbarrier_arrive_remote(const uint64_t* local, ui
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
-/// cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 (sm_100a): one
-/// CTA of a pair loads a box into ITS OWN shared memory (`dst`) and the bytes are counted on `bar`, which may be
-/// a barrier of the peer CTA (the leader's, from leader_barrier). PTX ISA "cp.async.bulk.tensor", .cta_group.
+/// <code>cp.async.bulk.tensor.2d.shared\::cluster.global.tile.mbarrier\::complete_tx\::bytes.cta_group\::2</code>
+/// (sm_100a): one CTA of a pair loads a box into ITS OWN shared memory (`dst`) and the bytes are counted on
+/// `bar`, which may be a barrier of the peer CTA (the leader's, from leader_barrier). PTX ISA
+/// "cp.async.bulk.tensor", .cta_group.
 __device__ __forceinline__ void tma_load_2d_pair(void* dst, const void* tensor_map, const int32_t (&coords)[2],
                                                  uint64_t* bar) {
   asm volatile(
