@@ -165,9 +165,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = wg_id;
     const int ctid = tid % 128;  // thread index inside this consumer warpgroup
     uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBytes;  // [2][128][64] fp16: this consumer's own
-    // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
-    // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
-    hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, kConsumers * num_clusters, cluster_id + consumer * num_clusters, 4);
+    // Consumer c takes pair tiles c, c+2, ... of this pair's list, i.e. pair tiles cluster_id + c*num_clusters,
+    // then every 2*num_clusters-th one; the producer loaded the K tiles of its j-th tile at positions j*K_TILES on.
+    // The peer's consumer c takes the same pair tiles: the two CTAs' rings stay in step.
+    hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, kConsumers * num_clusters,
+                                cluster_id + consumer * num_clusters, /*group=*/4);
     uint32_t it = consumer * K_TILES;  // ring position of this consumer's next K tile
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
@@ -176,8 +178,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
     // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
     auto release = [&](uint64_t* bar) {
-      ptx::mbarrier_arrive(bar);                 // ours
-      ptx::mbarrier_arrive_remote(bar, peer);    // the same barrier in the peer CTA
+      ptx::mbarrier_arrive(bar);               // ours
+      ptx::mbarrier_arrive_remote(bar, peer);  // the same barrier in the peer CTA
     };
 
     for (; scheduler.valid(); scheduler.next()) {
