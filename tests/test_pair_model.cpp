@@ -1,0 +1,93 @@
+// CPU tests of the host model of the Blackwell CTA-pair protocol of step 8 (tests/pair_model.hpp).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/pair_model.hpp"
+
+using hg::model::PairConfig;
+using hg::model::PairHazardKind;
+using hg::model::PairRun;
+
+namespace {
+
+PairConfig pair_config(int consumers, int tiles, int k_tiles, int depth, uint32_t seed) {
+  PairConfig c;
+  c.consumers = consumers, c.tiles = tiles, c.k_tiles = k_tiles, c.depth = depth, c.seed = seed;
+  return c;
+}
+
+std::string first_hazard(const PairRun& r) {
+  return r.hazards.empty() ? "none" : std::string(describe(r.hazards[0].first)) + ": " + r.hazards[0].second;
+}
+
+/// How many of `seeds` runs of `c` (seeds 1..seeds) report hazard `kind`.
+template <typename Tweak>
+int runs_with(PairHazardKind kind, int seeds, Tweak tweak) {
+  int n = 0;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    PairConfig c = pair_config(1, 4, 5, 4, uint32_t(seed));
+    tweak(c);
+    n += simulate_pair(c).has(kind);
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("pair model: step 8 as written, and with two consumers, finishes every tile without a hazard") {
+  for (int consumers : {1, 2})
+    for (int depth : {2, 3, 4, 5})
+      for (int k_tiles : {1, 3, 7})
+        for (int tiles : {1, 2, 5})
+          for (uint32_t seed = 1; seed <= 20; ++seed) {
+            CAPTURE(consumers);
+            CAPTURE(depth);
+            CAPTURE(k_tiles);
+            CAPTURE(tiles);
+            CAPTURE(seed);
+            const PairConfig c = pair_config(consumers, tiles, k_tiles, depth, seed);
+            const PairRun r = simulate_pair(c);
+            INFO(first_hazard(r));
+            CHECK(r.hazards.empty());
+            CHECK(r.mmas == tiles * k_tiles * consumers);
+            CHECK(r.tiles_drained == 2 * tiles * consumers);  // every CTA's epilogue, every consumer
+          }
+}
+
+TEST_CASE("pair model: every contract switch of the pair is caught") {
+  // one-half-bytes: the leader's full_bar completes with half of the pair's boxes landed.
+  CHECK(runs_with(PairHazardKind::kReadBeforeLanded, 50, [](PairConfig& c) { c.one_half_bytes = true; }) > 0);
+  // no-empty-wait: a stage is refilled while the MMAs read it (or before they have).
+  CHECK(runs_with(PairHazardKind::kOverwrite, 50, [](PairConfig& c) { c.no_empty_wait = true; }) > 0);
+  // no-acc-empty-wait: a tile's MMAs write an accumulator an epilogue still reads. Step 8 alternates two
+  // accumulators, so this needs tiles whose MMAs are shorter than an epilogue's read: one K tile each.
+  CHECK(runs_with(PairHazardKind::kAccumulator, 50, [](PairConfig& c) {
+          c.no_acc_empty_wait = true;
+          c.k_tiles = 1;
+        }) > 0);
+  // Two consumers but step 8's count on "empty": the first commit frees the stage, the second the next trip.
+  CHECK(runs_with(PairHazardKind::kOverwrite, 50, [](PairConfig& c) {
+          c.consumers = 2;
+          c.short_empty_count = true;
+        }) > 0);
+  // no-exit-cluster-sync: the leader leaves before the peer's last arrival on its acc_empty_bar.
+  CHECK(runs_with(PairHazardKind::kAfterExit, 50, [](PairConfig& c) { c.no_exit_sync = true; }) > 0);
+  CHECK(runs_with(PairHazardKind::kAfterExit, 50, [](PairConfig& c) {
+          c.consumers = 2;
+          c.no_exit_sync = true;
+        }) > 0);
+}
+
+TEST_CASE("pair model: with two consumers the same switches are caught") {
+  for (auto tweak : {+[](PairConfig& c) { c.one_half_bytes = true; }, +[](PairConfig& c) { c.no_empty_wait = true; },
+                     +[](PairConfig& c) { c.no_acc_empty_wait = true; }}) {
+    int caught = 0;
+    for (uint32_t seed = 1; seed <= 50; ++seed) {
+      PairConfig c = pair_config(2, 4, 5, 4, seed);
+      tweak(c);
+      caught += !simulate_pair(c).hazards.empty();
+    }
+    CHECK(caught > 0);
+  }
+}
