@@ -132,8 +132,9 @@ __device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count
 // ------------------------------------------------------------------------------------------------------
 
 /// The same shared-memory object in CTA rank 0 of the cluster, the leader of a CTA pair: a generic pointer
-/// into distributed shared memory (mapa, PTX ISA "Data Movement and Conversion Instructions: mapa"). The
-/// instructions below and the .shared::cluster forms of mbarrier.arrive take it as a shared::cluster address.
+/// into distributed shared memory (mapa, PTX ISA "Data Movement and Conversion Instructions: mapa").
+/// tma_load_2d_pair turns it into the shared::cluster address its mbarrier operand takes (cvta.to.shared, as
+/// CCCL's cuda::ptx does for .shared::cluster operands); mbarrier_arrive_remote maps its own address instead.
 template <typename T>
 __device__ __forceinline__ T* leader_barrier(T* local) {
   return static_cast<T*>(__cluster_map_shared_rank(local, 0));
