@@ -51,6 +51,7 @@ enum class Break : int {
   kNoAccEmptyWait,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
   kOneHalfBytes,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
   kNoExitClusterSync,  ///< step 8: no cluster barrier before exit (Blackwell: before freeing TMEM)
+  kShortEmptyCount,    ///< step 9: a stage's "empty" barrier keeps step 8's count, one consumer per CTA
 };
 
 /// Which instance of a step's kernel to build.

@@ -20,7 +20,7 @@ TEST_CASE("every contract switch has a unique name, a kernel and a description")
     CHECK(std::string(b.what).size() > 20);
     CHECK(&hg::break_info(b.id) == &b);
   }
-  CHECK(names.size() == 12);  // one per enumerator of hg::Break after kNone
+  CHECK(names.size() == 13);  // one per enumerator of hg::Break after kNone
   CHECK(std::string(hg::break_info(Break::kNoPhaseFlip).arch) == "sm100");
   CHECK(std::string(hg::break_info(Break::kNoAccEmptyWait).arch) == "sm100");  // Hopper has no TMEM accumulator
   CHECK(std::string(hg::break_info(Break::kNoWgmmaWait).arch) == "sm90");

@@ -44,6 +44,8 @@
 #include "step7_warp_specialized/hgemm_sm90.cuh"
 #include "step8_cluster/hgemm_sm100.cuh"
 #include "step8_cluster/hgemm_sm90.cuh"
+#include "step9_multi_consumer/hgemm_sm100.cuh"
+#include "step9_multi_consumer/hgemm_sm90.cuh"
 
 namespace {
 
@@ -97,10 +99,12 @@ void check_instr_desc(const char* step) {
 }
 
 // The shared-memory descriptors an sm100 kernel builds: for an operand tile of ROWS x BLK_K at `tile_addr`
-// with STAGES stages of `stage_bytes`, stage s, K step k (MMA_K wide): the kernel computes
-// desc_advance_k16(sm100_smem_desc_sw128(tile_addr + s * stage_bytes), k). CuTe: the (ROWS, MMA_K) slice k of
-// stage s of its 128B-swizzled K-major layout (ROWS, BLK_K, STAGES), and make_umma_desc of that slice.
-template <int ROWS, int BLK_K, int MMA_K, int STAGES>
+// with STAGES stages of `stage_bytes`, stage s, row block h (SLICE_ROWS rows; step 9 keeps two 128-row A
+// blocks per stage), K step k (MMA_K wide): the kernel computes
+// desc_advance_k16(sm100_smem_desc_sw128(tile_addr + s * stage_bytes + h * SLICE_ROWS * 128), k). CuTe: the
+// (SLICE_ROWS, MMA_K) slice (h, k) of stage s of its 128B-swizzled K-major layout (ROWS, BLK_K, STAGES), and
+// make_umma_desc of that slice.
+template <int ROWS, int BLK_K, int MMA_K, int STAGES, int SLICE_ROWS = ROWS>
 void check_sm100_smem_descs(const char* what, uint32_t tile_addr, uint32_t stage_bytes) {
   using namespace cute;
   const auto layout = tile_to_shape(UMMA::Layout_K_SW128_Atom<half_t>{},
@@ -109,18 +113,23 @@ void check_sm100_smem_descs(const char* what, uint32_t tile_addr, uint32_t stage
   const auto tiles = make_tensor(make_smem_ptr(at(tile_addr)), layout);
   for (int s = 0; s < STAGES; ++s) {
     const auto stage = tiles(_, _, s);
-    for (int k = 0; k < BLK_K / MMA_K; ++k) {
-      CAPTURE(what);
-      CAPTURE(s);
-      CAPTURE(k);
-      const auto slice = local_tile(stage, make_shape(Int<ROWS>{}, Int<MMA_K>{}), make_coord(0, k));
-      uint64_t cute_desc = 0;
-      {
-        const QuietStdout quiet;
-        cute_desc = with_start(UMMA::make_umma_desc<UMMA::Major::K>(slice), addr_of(raw_pointer_cast(slice.data())));
+    for (int h = 0; h < ROWS / SLICE_ROWS; ++h) {
+      for (int k = 0; k < BLK_K / MMA_K; ++k) {
+        CAPTURE(what);
+        CAPTURE(s);
+        CAPTURE(h);
+        CAPTURE(k);
+        const auto slice = local_tile(stage, make_shape(Int<SLICE_ROWS>{}, Int<MMA_K>{}), make_coord(h, k));
+        uint64_t cute_desc = 0;
+        {
+          const QuietStdout quiet;
+          cute_desc =
+              with_start(UMMA::make_umma_desc<UMMA::Major::K>(slice), addr_of(raw_pointer_cast(slice.data())));
+        }
+        const uint64_t ours =
+            hg::desc_advance_k16(hg::sm100_smem_desc_sw128(tile_addr + s * stage_bytes + h * SLICE_ROWS * 128), k);
+        CHECK(ours == cute_desc);
       }
-      const uint64_t ours = hg::desc_advance_k16(hg::sm100_smem_desc_sw128(tile_addr + s * stage_bytes), k);
-      CHECK(ours == cute_desc);
     }
   }
 }
@@ -180,6 +189,7 @@ TEST_CASE("cutlass: the Blackwell instruction descriptor of every step equals cu
   check_instr_desc<step7::sm100::BLK_M, step7::sm100::BLK_N>("step7");
   // Step 8: the pair's MMA, 256 rows (128 from each CTA) x 256 columns.
   check_instr_desc<step8::sm100::PAIR_M, step8::sm100::BLK_N>("step8");
+  check_instr_desc<step9::sm100::PAIR_M, step9::sm100::BLK_N>("step9");  // each consumer's pair MMA
 }
 
 TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stage and K step) equal make_umma_desc") {
@@ -222,6 +232,17 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
   HG_CHECK_STEP8(4);
   HG_CHECK_STEP8(5);
 #undef HG_CHECK_STEP8
+  // Step 9: per stage two 128-row A blocks (consumer c's at block c) and this CTA's 128 rows of B.
+#define HG_CHECK_STEP9(D)                                                                                     \
+  check_sm100_smem_descs<2 * step9::sm100::BLK_M, step9::sm100::BLK_K, step9::sm100::MMA_K, D,                \
+                         step9::sm100::BLK_M>("step9 depth " #D " A", step9::sm100::kSmemA,                   \
+                                              2 * step9::sm100::kTileBytes);                                  \
+  check_sm100_smem_descs<step9::sm100::B_ROWS, step9::sm100::BLK_K, step9::sm100::MMA_K, D>(                  \
+      "step9 depth " #D " B", step9::sm100::kSmemB<D>, step9::sm100::kTileBytes)
+  HG_CHECK_STEP9(2);
+  HG_CHECK_STEP9(3);
+  HG_CHECK_STEP9(4);
+#undef HG_CHECK_STEP9
 }
 
 TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K step) equal make_gmma_desc") {
@@ -258,6 +279,16 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
                      step8::sm90::kTileBytes);
   HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 5", 5, step8::sm90::kSmemA, step8::sm90::kSmemB<5>,
                      step8::sm90::kTileBytes);
+  // Step 9: consumer c reads the 64-row half c of the A tile; both read the whole 256-row B tile (N = 256).
+#define HG_CHECK_STEP9(D)                                                                                     \
+  check_sm90_descs<step9::sm90::BLK_M, step9::sm90::WGMMA_M, step9::sm90::BLK_K, step9::sm90::WGMMA_K, D>(    \
+      "step9 depth " #D " A", step9::sm90::kSmemA, step9::sm90::kATileBytes);                                 \
+  check_sm90_descs<step9::sm90::BLK_N, step9::sm90::BLK_N, step9::sm90::BLK_K, step9::sm90::WGMMA_K, D>(      \
+      "step9 depth " #D " B", step9::sm90::kSmemB<D>, step9::sm90::kBTileBytes)
+  HG_CHECK_STEP9(2);
+  HG_CHECK_STEP9(3);
+  HG_CHECK_STEP9(4);
+#undef HG_CHECK_STEP9
 }
 
 TEST_CASE("cutlass: the 128B swizzle equals CuTe's swizzled K-major layout for every element of a tile") {

@@ -39,6 +39,8 @@
 #include "step7_warp_specialized/hgemm_sm90.cuh"
 #include "step8_cluster/hgemm_sm100.cuh"
 #include "step8_cluster/hgemm_sm90.cuh"
+#include "step9_multi_consumer/hgemm_sm100.cuh"
+#include "step9_multi_consumer/hgemm_sm90.cuh"
 
 namespace {
 
@@ -56,6 +58,7 @@ const LadderStep kLadder[] = {
     {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare},
     {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare, 4},
     {"step8_cluster", "CTA pairs share operands", step8::sm90::prepare, step8::sm100::prepare, 4},
+    {"step9_multi_consumer", "two consumers share a stage", step9::sm90::prepare, step9::sm100::prepare, 4},
 };
 
 struct Args {

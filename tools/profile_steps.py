@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Profile every step's kernel and cuBLAS with Nsight Compute, and write the committed profile table.
 
-    tools/profile_steps.py BUILD_DIR [OUT_DIR]   run ncu on steps 3 to 8 and cuBLAS at each shape below and
+    tools/profile_steps.py BUILD_DIR [OUT_DIR]   run ncu on steps 3 to 9 and cuBLAS at each shape below and
                                                  write OUT_DIR/profile.csv and profile.json (default
                                                  docs/results); tools/plot_results.py renders them
 
@@ -25,7 +25,7 @@ import time
 
 SHAPES = [(4096, 4096, 4096), (16384, 4096, 1024)]  # the second: short K (16 K tiles), 4096 output tiles
 STEPS = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent", "step7_warp_specialized",
-         "step8_cluster"]
+         "step8_cluster", "step9_multi_consumer"]
 KERNEL = "regex:hgemm_kernel"
 CUBLAS = "regex:nvjet|xmma|cutlass"  # cuBLAS 13's GEMM kernels (nvjet_...); never our hgemm_kernel
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark ladder in one command: build the benchmark, run steps 3 to 8 and cuBLAS on the GPU it
+# The benchmark ladder in one command: build the benchmark, run steps 3 to 9 and cuBLAS on the GPU it
 # finds (4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024; each step verified before it is timed),
 # then redraw the chart and the results tables of README.md and docs/mainpage.md from the run.
 #   tools/run_benchmark.sh [OUT_DIR (default docs/results)] [hgemm_bench options...]

@@ -1,0 +1,323 @@
+// ======================================================================================================
+// Step 9 of 9 - several consumers share each stage, Blackwell (sm_100a)  step9_multi_consumer/hgemm_sm100.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+//             Each step changes one contract; read its from_previous.diff.
+//             The lesson of this step is told once, in docs/step9_multi_consumer.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
+//
+// This kernel does, in order:
+//   1. CTAs run in pairs as in step 8, now with three warpgroups; warp 0 of each allocates all 512 TMEM
+//      columns with cta_group::2: consumer c's accumulator is columns 256c..256c+255;
+//   2. the pair computes a 512 x 256 tile: TWO consumers, each step 8's 256 x 256 pair MMA. A stage holds two
+//      A blocks (consumer 0's rows and consumer 1's, 128 of each per CTA) and ONE B block (this CTA's 128 rows
+//      of the pair's 256): both consumers' MMAs read the same B, so each loaded B byte feeds twice the FLOPs;
+//   3. the leader's MMA warps 8 and 9 (one per consumer) wait on the same full barrier and each frees the
+//      stage with its own multicast commit: "empty" counts 2; consumer c's last commit of a tile reaches both
+//      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in four 64-column
+//      chunks and arrives on the leader's acc_empty_bar[c];
+//   4. a cluster barrier before TMEM is freed and before exit (step 8's rule).
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step9_multi_consumer
+//   ./build/step9_multi_consumer --m 4096 --n 4096 --k 4096 --bench   # compute capability 10.0 runs this
+// ======================================================================================================
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.cuh"
+#include "common/cluster.hpp"
+#include "common/descriptors.hpp"
+#include "common/gemm.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
+
+namespace step9::sm100 {
+
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+
+constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one consumer's outputs per CTA: 128 x 256
+constexpr int kConsumers = 2;                        // consumer c: its own A rows, the shared B, TMEM 256c..
+constexpr int PAIR_M = 2 * BLK_M;                    // one consumer's pair tile: 256 x 256 (step 8's)
+constexpr int CLUSTER_M = kConsumers * PAIR_M;       // the pair's tile: 512 x 256
+constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
+constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
+constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
+constexpr int kMmaWarp = 8, kProducerWarp = 11;      // warps 0 (and 1) and 3 of warpgroup 2, as in the original
+__device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
+// TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
+__device__ constexpr uint32_t kTmemCols = kConsumers * BLK_N;
+__device__ constexpr uint32_t kEmptyArrivals = kConsumers;  // one multicast commit per consumer's MMA warp
+__device__ constexpr uint32_t kAccEmptyArrivals = 2;  // one thread of epilogue c in each CTA, after all 128 read
+constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
+constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
+constexpr int kEpiCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
+
+// Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
+constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
+constexpr int kSmemAccFullBar = 16;                         // uint64[2]: MMA -> epilogue, per consumer
+constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilogue -> MMA, per consumer
+constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
+constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
+constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one 128-row A block or B part: 16 KiB
+constexpr int kDBoxBytes = BLK_M * kEpiCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
+constexpr int kSmemA = 1024;                        // A blocks [PIPE_DEPTH][2][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kConsumers * kTileBytes;  // B [PIPE_DEPTH][128][64] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D boxes [2][128 rows][64 cols] fp16
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBoxBytes + 1024;  // + slack to align the base
+// The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part) x 16 KiB.
+__device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers + 1) * kTileBytes;  // 98304
+
+// PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 48 KiB of shared memory.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM100_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
+  uint64_t* acc_full_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccFullBar);    // [kConsumers]
+  uint64_t* acc_empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccEmptyBar);  // [kConsumers]
+  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);           // [PIPE_DEPTH]
+  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][2][128][64] fp16, each block in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  const int wg_id = threadIdx.x / 128;  // 0 and 1: epilogue of consumer wg_id; 2: producer and MMA warps
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
+  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
+  // [tile]
+  // The scheduler hands out the pair's 512 x 256 tiles: tile `cluster_id`, then every num_clusters-th one, in
+  // L2 groups of 2 tile rows (8 rows of 128, as the earlier steps). Consumer c of CTA r computes rows
+  // 512m + 256c + 128r .. +127 of it. M and N need only be multiples of 128: rows of A or B beyond M or N
+  // read as zeros (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips).
+  const int K_TILES = K / BLK_K;
+  const int PAIR_ROWS = (M / BLK_M + 3) / 4, PAIR_COLS = (N / B_ROWS + 1) / 2;  // rounded up
+  hg::TileScheduler scheduler(PAIR_ROWS, PAIR_COLS, num_clusters, cluster_id, /*group=*/2);
+  // [tile]
+
+  // [setup]
+  // --- Barrier + TMEM init (warp 0 only): one job per barrier ----------------------------------------------
+  if (warp_id == 0) {
+    if (lane_id == 0) {
+      for (int s = 0; s < PIPE_DEPTH; ++s) {
+        ptx::mbarrier_init(&full_bar[s], 1);  // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
+        // Both consumers' multicast commits (the break keeps step 8's count of one).
+        ptx::mbarrier_init(&empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 1 : kEmptyArrivals);
+      }
+      for (int c = 0; c < kConsumers; ++c) {
+        ptx::mbarrier_init(&acc_full_bar[c], 1);                  // consumer c's commit after its last MMA
+        ptx::mbarrier_init(&acc_empty_bar[c], kAccEmptyArrivals);  // epilogue c of both CTAs (leader's)
+      }
+    }
+    // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMAs write both TMEMs.
+    ptx::tcgen05_alloc(ptx::cta_group_2, tmem_slot, kTmemCols);
+    ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
+  }
+  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
+  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column; consumer c starts at column 256c
+  // [setup]
+
+  // [roles]
+  if (warp_id == kProducerWarp) {
+    // === TMA producer: one elected thread =====================================================================
+    if (ptx::elect_sync()) {
+      // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
+      uint32_t it = 0;
+      uint64_t* leader_full = ptx::leader_barrier(full_bar);  // the leader's full_bar[0], in the cluster window
+      for (; scheduler.valid(); scheduler.next()) {
+        const int m_st = scheduler.current().m * CLUSTER_M + int(rank) * BLK_M;  // consumer 0's rows here
+        const int n_st = scheduler.current().n * BLK_N;                          // the pair's 256 columns
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+          // [produce]
+          // Both consumers' MMAs that read this stage one trip ago must be done (each one's commit reaches both
+          // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
+          for (int c = 0; c < kConsumers; ++c) {
+            const int32_t a_coords[2] = {i * BLK_K, m_st + c * PAIR_M};  // consumer c's 128 rows of A here
+            ptx::tma_load_2d_pair(As + (stage * kConsumers + c) * kTileBytes, &tmap_a, a_coords, leader_full + stage);
+          }
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B, once
+          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, leader_full + stage);
+          // Only the leader arrives, announcing the bytes of both CTAs: 98304.
+          if (rank == 0)
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+                                           BREAK == hg::Break::kOneHalfBytes ? kPairTmaBytes / 2 : kPairTmaBytes);
+          // [produce]
+        }
+      }
+    }
+    __syncwarp();  // the warp reconverges before the cluster barrier at the end
+  } else if (warp_id >= kMmaWarp && warp_id < kMmaWarp + kConsumers && rank == 0) {
+    // === MMA issuers: one elected thread of the LEADER per consumer ===========================================
+    // Consumer c's tcgen05.mma.cta_group::2 computes its 256 x 256 outputs from A block c of both CTAs and the
+    // pair's B (rows 0-127 from the leader, 128-255 from the peer), into TMEM columns 256c.. of both CTAs.
+    const int c = warp_id - kMmaWarp;
+    if (ptx::elect_sync()) {
+      const uint32_t idesc = hg::sm100_instr_desc_f16(PAIR_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
+      const uint32_t tmem_acc = tmem_base + c * BLK_N;  // this consumer's accumulator (lane 0), both CTAs
+      uint32_t it = 0;       // ring position, as the producer's
+      uint32_t tile_no = 0;  // tiles so far: its accumulator is used for the tile_no-th time
+      for (; scheduler.valid(); scheduler.next(), ++tile_no) {
+        // [mma]
+        // Both CTAs' epilogue c must have read the previous tile (fresh: the first tile passes).
+        if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
+          ptx::mbarrier_wait_parity(&acc_empty_bar[c], (tile_no & 1) ^ 1);
+        ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;
+          ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
+          ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + (stage * kConsumers + c) * kTileBytes));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          for (int k = 0; k < BLK_K / MMA_K; ++k) {
+            // The tile's first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false).
+            ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_2, tmem_acc, hg::desc_advance_k16(a_desc, k),
+                             hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
+          }
+          // This consumer is done with the stage, in BOTH CTAs: one of the two arrivals "empty" waits for.
+          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &empty_bar[stage], kPairMask);
+        }
+        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &acc_full_bar[c], kPairMask);  // both CTAs' epilogue c
+        // [mma]
+      }
+    }
+    __syncwarp();  // the warp reconverges before the cluster barrier at the end
+  } else if (wg_id < kConsumers) {
+    // === Epilogue warpgroup c (warps 4c..4c+3): consumer c's TMEM columns =====================================
+    const int c = wg_id;
+    const int ep_warp = warp_id % 4;            // TMEM lanes 32 * ep_warp .. +31 belong to this warp
+    const int row = ep_warp * 32 + lane_id;     // thread t owns row t of this CTA's 128 rows
+    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + c * kDBoxBytes;  // [128][64] fp16: this epilogue's own box
+    const bool storer = tid % 128 == 0;         // thread 0 of the warpgroup issues its stores
+    uint32_t tile_no = 0;
+    for (; scheduler.valid(); scheduler.next(), ++tile_no) {
+      const int m_st = scheduler.current().m * CLUSTER_M + c * PAIR_M + int(rank) * BLK_M;  // its 128 rows
+      const int n_st = scheduler.current().n * BLK_N;
+      // [epilogue]
+      // --- Wait for the accumulator (consumer c's multicast commit reached our acc_full_bar[c] too) ----------
+      ptx::mbarrier_wait_parity(&acc_full_bar[c], tile_no & 1);  // the tile's last MMA has completed
+      ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
+      for (int chunk = 0; chunk < BLK_N / kEpiCols; ++chunk) {
+        uint32_t acc_regs[kEpiCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kEpiCols));
+        ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+        // The previous chunk's store must have finished reading the box before it is overwritten.
+        if (storer && BREAK != hg::Break::kNoStoreWait)
+          ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
+#pragma unroll
+        for (int j = 0; j < kEpiCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+          uint4 packed;
+          __half2* h2 = reinterpret_cast<__half2*>(&packed);
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
+          *reinterpret_cast<uint4*>(Ds + hg::swizzle128b_offset(row, j)) = packed;
+        }
+        ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier below
+        ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
+        if (storer) {
+          // After the last chunk all 128 rows of this CTA's accumulator are read: give it back, one arrival per
+          // CTA on the leader's acc_empty_bar[c], before the store (the MMAs need TMEM, not the box).
+          if (chunk == BLK_N / kEpiCols - 1) ptx::mbarrier_arrive_remote(&acc_empty_bar[c], 0);
+          const int32_t d_coords[2] = {n_st + chunk * kEpiCols, m_st};  // innermost (columns) first
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
+          ptx::cp_async_bulk_commit_group();
+        }
+      }
+      // [epilogue]
+    }
+    if (storer && BREAK != hg::Break::kNoStoreWait)
+      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last store
+  }
+  // [roles]
+
+  // [teardown]
+  // --- Free TMEM, then leave: both only after the peer is done (step 8's rule) ------------------------------
+  ptx::tcgen05_fence_before_thread_sync();
+  if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
+  ptx::tcgen05_fence_after_thread_sync();
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_2, tmem_base, kTmemCols);  // warp 0 of both CTAs
+  // [teardown]
+#endif
+}
+
+/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
+/// and the tensor maps: A and B in boxes of 128 rows x 64 (each CTA loads two A blocks and its 128 rows of B),
+/// D in 128 x 64 (one epilogue chunk). Any M, N multiple of 128 works: see [tile].
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {
+      {kSmemAccFullBar, kConsumers, "acc_full_bar"}, {kSmemAccEmptyBar, kConsumers, "acc_empty_bar"},
+      {kSmemFullBar, PIPE_DEPTH, "full_bar"},        {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kEpiCols);
+  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  return [=](cudaStream_t stream) {
+    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
+                     tmap_d, g.m, g.n, g.k);
+  };
+}
+
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kShortEmptyCount: return prepare_variant<PIPE_DEPTH, hg::Break::kShortEmptyCount>(g);
+    case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
+    case hg::Break::kOneHalfBytes: return prepare_variant<PIPE_DEPTH, hg::Break::kOneHalfBytes>(g);
+    case hg::Break::kNoExitClusterSync: return prepare_variant<PIPE_DEPTH, hg::Break::kNoExitClusterSync>(g);
+    case hg::Break::kNoAccEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoAccEmptyWait>(g);
+    // Step 4's, where the staging box is reused:
+    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
+  }
+}
+
+/// The instance the verify binary asks for: PIPE_DEPTH 2 to 4 (--pipe-depth; 5 stages of 48 KiB do not fit),
+/// the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
+  }
+}
+
+}  // namespace step9::sm100

@@ -1,0 +1,305 @@
+// ======================================================================================================
+// Step 9 of 9 - several consumers share each stage, Hopper (sm_90a)      step9_multi_consumer/hgemm_sm90.cuh
+//
+// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
+//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
+//             Each step changes one contract; read its from_previous.diff.
+//             The lesson of this step is told once, in docs/step9_multi_consumer.md.
+//
+// This kernel does, in order:
+//   1. CTAs run in clusters of two along M, as in step 8, but each CTA's tile is now 128 x 256: the pair
+//      computes 256 x 256 outputs, and the two tiles read the same 256 rows of B. Thread 0 of each CTA
+//      initialises its barriers, and a cluster barrier publishes them to the peer;
+//   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (128 rows),
+//      multicast into both CTAs: a stage is 48 KiB, 16 KiB of which the peer sends;
+//   3. BOTH consumer warpgroups work on every tile (step 7 and 8 gave them alternate tiles): consumer c
+//      computes rows 64c..64c+63 x all 256 columns with wgmma m64n256k16, so both read the stage's B tile
+//      and each its half of A. A stage is free once both consumers of both CTAs have read it (4 arrivals);
+//   4. each consumer writes its 64 x 256 outputs in four 64-column chunks through two staging boxes, so the
+//      conversion of one chunk overlaps the TMA store of the previous one, and the stores drain while the
+//      next tile's K-loop runs; a cluster barrier before exit (step 8's rule).
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step9_multi_consumer
+//   ./build/step9_multi_consumer --m 4096 --n 4096 --k 4096 --bench   # compute capability 9.0 runs this
+//   ./build/step9_multi_consumer --break short-empty-count --init int  # "empty" counts one consumer: fails
+// ======================================================================================================
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.cuh"
+#include "common/cluster.hpp"
+#include "common/descriptors.hpp"
+#include "common/gemm.hpp"
+#include "common/ptx.cuh"
+#include "common/scheduler.hpp"
+#include "common/tma.hpp"
+#include "common/watchdog.cuh"
+
+namespace step9::sm90 {
+
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+
+constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA tile: 128 x 256 outputs, 64 of K per load
+constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n256k16: 64 rows, 16 of K per instruction
+constexpr int kConsumers = 2;                        // consumer c computes rows 64c..64c+63 of every tile
+constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
+constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
+// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
+// accumulator (128 registers) plus addresses. 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+// CTA barrier ids (bar.sync; id 0 is __syncthreads'): consumer c syncs its 128 threads around its staging
+// boxes on kEpilogueBar + c. No turn barriers: both consumers use the tensor core at once.
+constexpr uint32_t kEpilogueBar = 1;
+// A stage is free once every consumer that read it has done so, in BOTH CTAs: one elected thread per consumer
+// warpgroup of each CTA, 2 x 2.
+__device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
+__device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
+constexpr int B_HALF = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
+
+// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
+constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumers, per stage
+constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: consumers -> TMA, per stage
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 32 KiB
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: 64 fp16 columns
+constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
+constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
+constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemB = kSmemA + PIPE_DEPTH * kATileBytes;   // B tiles [PIPE_DEPTH][256 rows][64 K] fp16, swizzled
+template <int PIPE_DEPTH>
+constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kBTileBytes;  // D boxes [kConsumers][2][64][64] fp16
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBoxes * kDBoxBytes + 1024;  // + alignment slack
+// The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
+__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_HALF * BLK_K) * 2;  // 32768: this CTA's loads only
+
+// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). Each stage costs
+// 48 KiB; with the 32 KiB of staging boxes, 4 stages fill the 227 KiB a CTA may use.
+// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
+  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);    // [PIPE_DEPTH]
+  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);  // [PIPE_DEPTH]
+  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][256][64] fp16, each stage in 128B swizzle
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
+  const uint32_t peer = rank ^ 1;
+  const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;  // a cluster is 2 consecutive CTAs
+  // [tile]
+  // The scheduler hands out PAIR tiles, now 256 x 256: pair tile `cluster_id`, then every num_clusters-th one,
+  // in L2 groups of 4 pair rows (8 rows of 128). CTA `rank` computes D[m_st..+127][n_st..+255], the pair's
+  // upper (rank 0) or lower (rank 1) tile. M and N need only be multiples of 128: rows of A or B beyond M or N
+  // read as zeros (TMA fills out-of-bounds rows) and outputs there are never written (TMA clips the store).
+  const int M_TILES = M / BLK_M, K_TILES = K / BLK_K;
+  const int PAIR_ROWS = (M_TILES + 1) / 2, N_TILES = (N / 128 + 1) / 2;  // rounded up
+  int m_st = 0, n_st = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier init (thread 0): one job per barrier ---------------------------------------------------------
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_DEPTH; ++s) {
+      ptx::mbarrier_init(&full_bar[s], 1);  // the producer's arrive.expect_tx plus the bytes
+      // Both consumers, in this CTA and the peer (the break keeps step 8's count of one consumer per CTA).
+      ptx::mbarrier_init(&empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 2 : kEmptyArrivals);
+    }
+  }
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA too: it multicasts into our stages
+  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  // [setup]
+
+  // [roles]
+  hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, num_clusters, cluster_id, /*group=*/4);  // every role
+  if (wg_id == kConsumers) {
+    // === Producer warpgroup ==================================================================================
+    ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
+    if (warp_id == kProducerWarp && ptx::elect_sync()) {
+      // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
+      uint32_t it = 0;
+      for (; scheduler.valid(); scheduler.next()) {
+        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+        n_st = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++it) {
+          const int stage = it % PIPE_DEPTH;
+          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+          // [produce]
+          // Every consumer that read this stage one trip ago, here AND in the peer, must have released it.
+          // A fresh barrier counts the phase before its first (parity 1) as complete.
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_HALF};  // this CTA's half of B
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kATileBytes, &tmap_a,
+                                    a_coords, &full_bar[stage]);
+          // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
+          // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                    Bs + stage * kBTileBytes + rank * (B_HALF * BLK_K * 2), &tmap_b, b_coords,
+                                    &full_bar[stage], kPairMask);
+          // Arrive once and announce the bytes: the phase completes when the arrival AND 49152 bytes are in,
+          // 16384 of them sent by the peer.
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+                                         BREAK == hg::Break::kOneHalfBytes ? kOwnBytes : kTmaBytes);
+          // [produce]
+        }
+      }
+    }
+  } else {
+    // === Consumer warpgroups 0 and 1 =========================================================================
+    ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
+    const int consumer = wg_id;
+    const int ctid = tid % 128;  // thread index inside this consumer warpgroup
+    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBoxes * kDBoxBytes;  // [2][64][64] fp16: its own
+    // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
+    // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
+    uint32_t it = 0;
+    uint32_t chunk_no = 0;  // staging chunks this consumer has stored: box chunk_no % 2 is the next to fill
+    float acc[128];
+    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
+    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+    // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
+    auto release = [&](uint64_t* bar) {
+      ptx::mbarrier_arrive(bar);               // ours
+      ptx::mbarrier_arrive_remote(bar, peer);  // the same barrier in the peer CTA
+    };
+
+    for (; scheduler.valid(); scheduler.next()) {
+      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+      n_st = scheduler.current().n * BLK_N;
+
+      // [kloop]
+      // --- K-loop: wait "full", issue the K tile's 4 wgmma, release the stage the previous group read --------
+      for (int i = 0; i < K_TILES; ++i, ++it) {
+        const int stage = it % PIPE_DEPTH;
+        const uint32_t phase = (it / PIPE_DEPTH) & 1;
+        ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // A and both halves of B have landed
+        ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+        // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
+        const uint64_t a_rows = a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * 128) >> 4);
+        const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
+#pragma unroll
+        for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+          // The tile's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
+          ptx::wgmma_m64n256k16_f16(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_stage, k),
+                                   i > 0 || k > 0);
+        }
+        ptx::wgmma_commit_group();  // close the 4 wgmma above into one group
+        // Keep this group in flight and wait for the previous one, whose stage can then go back.
+        ptx::wgmma_wait_group<1>();
+        // One thread per warpgroup, as in step 8: the wgmma are warpgroup-wide operations.
+        if (i > 0 && ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);
+      }
+      ptx::wgmma_wait_group<0>();  // the accumulator is complete
+      if (ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
+      // [kloop]
+
+      // [epilogue]
+      // --- Writeback: registers -> staging box -> (TMA store) -> GMEM, in four chunks of 64 columns ----------
+      // Thread t of the warpgroup holds, in acc[4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows
+      // 16(t/32) + (t%32)/4 and +8 (j = 0..31): chunk c is j = 8c..8c+7. The producer keeps loading the next
+      // tile's K tiles meanwhile, and the stores drain while the next K-loop runs.
+      const int row = (warp_id % 4) * 16 + lane_id / 4;
+#pragma unroll
+      for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk, ++chunk_no) {
+        uint8_t* box = Ds + (chunk_no % kDBoxes) * kDBoxBytes;
+        // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
+        // the other box's, in flight.
+        if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
+        ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes it before that
+#pragma unroll
+        for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
+          const int j = chunk * (kDBoxCols / 8) + jj;
+          const int col = jj * 8 + (lane_id % 4) * 2;  // column inside the box
+          *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row, col)) =
+              __floats2half2_rn(acc[4 * j], acc[4 * j + 1]);
+          *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) =
+              __floats2half2_rn(acc[4 * j + 2], acc[4 * j + 3]);
+        }
+        ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+        ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole box is staged before the store
+        if (ctid == 0) {
+          const int32_t d_coords[2] = {n_st + chunk * kDBoxCols, m_st + consumer * WGMMA_M};  // columns first
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
+          ptx::cp_async_bulk_commit_group();  // one group per box
+        }
+      }
+      // [epilogue]
+    }
+    if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+  }
+  // [roles]
+  // [exit]
+  // Step 8's exit rule: no CTA leaves while its peer may still multicast into its shared memory or arrive on its
+  // barriers. Every thread of both CTAs arrives here once its role is done.
+  if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
+  // [exit]
+#endif
+}
+
+/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
+/// and the tensor maps: A in 128-row boxes, B in 128-row boxes (half a 256-row tile per CTA), D in 64 x 64 boxes
+/// (one consumer's chunk). Any M, N multiple of 128 works: see [tile].
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
+                                                  {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes<PIPE_DEPTH>));
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_HALF, BLK_K);  // half a B tile per CTA
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
+  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  return [=](cudaStream_t stream) {
+    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
+                     tmap_d, g.m, g.n, g.k);
+  };
+}
+
+/// The broken variants of one ring depth (--break).
+template <int PIPE_DEPTH>
+hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
+  switch (brk) {
+    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
+    case hg::Break::kShortEmptyCount: return prepare_variant<PIPE_DEPTH, hg::Break::kShortEmptyCount>(g);
+    case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
+    case hg::Break::kOneHalfBytes: return prepare_variant<PIPE_DEPTH, hg::Break::kOneHalfBytes>(g);
+    case hg::Break::kNoExitClusterSync: return prepare_variant<PIPE_DEPTH, hg::Break::kNoExitClusterSync>(g);
+    // Step 4's, where the staging boxes are reused:
+    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
+    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
+  }
+}
+
+/// The instance the verify binary asks for: PIPE_DEPTH 2 to 4 (--pipe-depth; 5 stages of 48 KiB do not fit),
+/// the real kernel (hg::Break::kNone) or a broken one (--break).
+inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
+  switch (v.pipe_depth) {
+    case 2: return prepare_depth<2>(g, v.brk);
+    case 3: return prepare_depth<3>(g, v.brk);
+    case 4: return prepare_depth<4>(g, v.brk);
+    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
+  }
+}
+
+}  // namespace step9::sm90
