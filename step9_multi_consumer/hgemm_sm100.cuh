@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// and the tensor maps: A and B in boxes of 128 rows x 64 (each CTA loads two A blocks and its 128 rows of B),
-/// D in 128 x 64 (one epilogue chunk). Any M, N multiple of 128 works: see [tile].
+/// D in 128 x 64 (one epilogue chunk). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {

@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// and the tensor maps: A in 128-row boxes, B in 128-row boxes (half a 256-row tile per CTA), D in 64 x 64 boxes
-/// (one consumer's chunk). Any M, N multiple of 128 works: see [tile].
+/// (one consumer's chunk). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
