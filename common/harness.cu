@@ -4,6 +4,7 @@
 #include <sys/sysinfo.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/reference.cuh"
@@ -71,18 +72,32 @@ std::string check_memory(const Shape& s) {
   return "";
 }
 
-/// Interleaved rounds of event-timed launches (i counts warm-up launches first, then timed ones).
+/// Interleaved rounds of event-timed launches (i counts warm-up launches first, then timed ones; settle
+/// launches reuse the warm-up indices, whose inputs they share).
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup,
                                           int iters, int rounds, cudaStream_t stream,
-                                          std::vector<std::vector<double>>* samples) {
+                                          std::vector<std::vector<double>>* samples, double settle_ms) {
   const size_t kernels = launches.size();
   const int per_round = iters / rounds;  // the caller's iters is a multiple of rounds (checked below)
   if (rounds < 1 || per_round * rounds != iters)
     throw UsageError("timing: iters (" + std::to_string(iters) + ") must be a positive multiple of rounds (" +
                      std::to_string(rounds) + ")");
-  for (const auto& launch : launches)
-    for (int i = 0; i < warmup; ++i) launch(i);
-  HG_CUDA_CHECK(cudaGetLastError());
+  // Warm-up, timed as a whole: its mean launch time sizes each kernel's settle launches below.
+  std::vector<int> settle(kernels, 0);
+  cudaEvent_t w0, w1;
+  HG_CUDA_CHECK(cudaEventCreate(&w0));
+  HG_CUDA_CHECK(cudaEventCreate(&w1));
+  for (size_t k = 0; k < kernels; ++k) {
+    HG_CUDA_CHECK(cudaEventRecord(w0, stream));
+    for (int i = 0; i < warmup; ++i) launches[k](i);
+    HG_CUDA_CHECK(cudaEventRecord(w1, stream));
+    HG_CUDA_CHECK(cudaEventSynchronize(w1));
+    float t = 0;
+    HG_CUDA_CHECK(cudaEventElapsedTime(&t, w0, w1));
+    if (settle_ms > 0 && warmup > 0) settle[k] = int(std::ceil(settle_ms / std::max(double(t) / warmup, 1e-3)));
+  }
+  HG_CUDA_CHECK(cudaEventDestroy(w0));
+  HG_CUDA_CHECK(cudaEventDestroy(w1));
   // One start/stop event pair per timed launch: [kernel][sample].
   std::vector<std::vector<cudaEvent_t>> start(kernels, std::vector<cudaEvent_t>(iters)), stop = start;
   for (size_t k = 0; k < kernels; ++k)
@@ -91,12 +106,16 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
       HG_CUDA_CHECK(cudaEventCreate(&stop[k][i]));
     }
   for (int r = 0; r < rounds; ++r)
-    for (size_t k = 0; k < kernels; ++k)
+    for (size_t k = 0; k < kernels; ++k) {
+      // Untimed launches first, so that the power limiter's state is this kernel's own, not the one the
+      // previous kernel left (a long launch right after a low-power kernel runs at higher clocks).
+      for (int i = 0; i < settle[k]; ++i) launches[k](i % std::max(warmup, 1));
       for (int i = r * per_round; i < (r + 1) * per_round; ++i) {
         HG_CUDA_CHECK(cudaEventRecord(start[k][i], stream));
         launches[k](warmup + i);
         HG_CUDA_CHECK(cudaEventRecord(stop[k][i], stream));
       }
+    }
   HG_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<TimingStats> out;
   for (size_t k = 0; k < kernels; ++k) {

@@ -85,11 +85,14 @@ std::string check_memory(const Shape& s);
 /// Times kernels with CUDA events around every launch (`launch(i)`: i counts warm-up launches first): after
 /// `warmup` launches of each, `rounds` rounds in which every kernel in turn runs iters/rounds timed launches.
 /// Interleaving spreads clock and power drift over all of them instead of charging it to whichever runs last.
+/// With settle_ms > 0, each kernel's turn in a round starts with untimed launches of it lasting about that
+/// long (sized from its warm-up), so that a power-capped GPU times it at its own steady clock.
 /// Returns one summary per kernel, in order; `samples`, when given, receives every timed launch in ms,
 /// [kernel][launch], in launch order.
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup,
                                           int iters, int rounds, cudaStream_t stream,
-                                          std::vector<std::vector<double>>* samples = nullptr);
+                                          std::vector<std::vector<double>>* samples = nullptr,
+                                          double settle_ms = 0);
 
 /// cuBLAS computing the same D = A * B^T.
 void cublas_gemm(cublasHandle_t handle, const GemmArgs& g);

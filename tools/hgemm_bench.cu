@@ -9,7 +9,10 @@
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch), and <out>/ladder.csv
 // and <out>/ladder.json with the GPU, SM count, clocks, driver, CUDA and cuBLAS versions and the date.
 // Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
-// and power drift during the run lands on every kernel alike. Exit codes as the verify binaries:
+// and power drift during the run lands on every kernel alike, and each turn starts with --settle-ms of
+// untimed launches of that kernel: on a power-capped GPU a long kernel timed right after a slow, low-power
+// one runs at a higher clock than it can sustain (seen on the H200 at 8192^3: step 5 timed 17% faster
+// after step 4 than on its own). Exit codes as the verify binaries:
 // 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
 #include <cuda_fp16.h>
 #include <sys/stat.h>
@@ -64,15 +67,18 @@ const LadderStep kLadder[] = {
 struct Args {
   std::vector<hg::Shape> shapes;
   int iters = 200, warmup = 10, rounds = 20;
+  double settle_ms = 50;  // untimed launches of a kernel before its turn in each round (0: none)
   uint64_t seed = 1;
   std::string out = "bench_out";
 };
 
 const char* kUsage =
     "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n"
-    "                   [--rounds R (default 20; iters must be a multiple)] [--seed S]\n"
-    "                   [--out DIR (default bench_out)]\n"
-    "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns.\n"
+    "                   [--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50)]\n"
+    "                   [--seed S] [--out DIR (default bench_out)]\n"
+    "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns; each\n"
+    "turn starts with about T ms of untimed launches of that kernel, so that a power-capped GPU times it\n"
+    "at its own clock rather than the one the previous kernel left (0: no settle launches).\n"
     "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection) and\n"
     "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay).\n";
 
@@ -100,6 +106,8 @@ Args parse(int argc, char** argv) {
       a.warmup = int(hg::parse_bounded(flag, value, 0, 100000));
     } else if (flag == "--rounds") {
       a.rounds = int(hg::parse_bounded(flag, value, 1, 1000));
+    } else if (flag == "--settle-ms") {
+      a.settle_ms = double(hg::parse_bounded(flag, value, 0, 10000));
     } else if (flag == "--seed") {
       a.seed = uint64_t(hg::parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
@@ -245,7 +253,7 @@ int run(const Args& args) {
                  (long long)s.n, (long long)s.k, timed.size(), args.rounds);
     std::vector<std::vector<double>> raw;
     const std::vector<hg::TimingStats> times =
-        hg::time_interleaved(timed, args.warmup, args.iters, args.rounds, stream.s, &raw);
+        hg::time_interleaved(timed, args.warmup, args.iters, args.rounds, stream.s, &raw, args.settle_ms);
     hg::check_kernel("timing the ladder", stream.s);
     for (size_t t = 0; t < times.size(); ++t) {
       Row& r = shape_rows[timed_row[t]];
@@ -288,9 +296,9 @@ int run(const Args& args) {
   std::printf("GPU: %s, %d SMs, max SM clock %d MHz, driver %s, CUDA %s, cuBLAS %s, %s\n", dev.prop.name,
               dev.prop.multiProcessorCount, clock_khz / 1000, driver.empty() ? "unknown" : driver.c_str(),
               cuda.c_str(), cublas_v.c_str(), date);
-  std::printf("median of %d timed launches in %d interleaved rounds after %d warm-up, inputs rotated through "
-              "more than 2x the L2; dense fp16 peak %.1f TFLOP/s\n",
-              args.iters, args.rounds, args.warmup, peak);
+  std::printf("median of %d timed launches in %d interleaved rounds after %d warm-up, each turn after %g ms of "
+              "settle launches, inputs rotated through more than 2x the L2; dense fp16 peak %.1f TFLOP/s\n",
+              args.iters, args.rounds, args.warmup, args.settle_ms, peak);
   for (const hg::Shape& s : args.shapes) {
     std::printf("\n%lld x %lld x %lld\n", (long long)s.m, (long long)s.n, (long long)s.k);
     std::printf("  %-22s %-31s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
@@ -336,6 +344,7 @@ int run(const Args& args) {
        << json_escape(driver) << "\",\n  \"driver_cuda_api\": " << driver_api << ",\n  \"cuda_runtime\": \"" << cuda
        << "\",\n  \"cublas\": \"" << cublas_v << "\",\n  \"date_utc\": \"" << date << "\",\n  \"iters\": "
        << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup
+       << ",\n  \"settle_ms\": " << args.settle_ms
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"csv\": \"ladder.csv\"\n}\n";
   if (!csv || !json || !raw)
