@@ -15,9 +15,10 @@
 //   3. BOTH consumer warpgroups work on every tile (step 7 and 8 gave them alternate tiles): consumer c
 //      computes rows 64c..64c+63 x all 256 columns with wgmma m64n256k16, so both read the stage's B tile
 //      and each its half of A. A stage is free once both consumers of both CTAs have read it (4 arrivals);
-//   4. each consumer writes its 64 x 256 outputs in four 64-column chunks through two staging boxes, so the
-//      conversion of one chunk overlaps the TMA store of the previous one, and the stores drain while the
-//      next tile's K-loop runs; a cluster barrier before exit (step 8's rule).
+//   4. each consumer converts its finished 64 x 256 accumulator to fp16 in registers and writes it back in
+//      four 64-column chunks through two staging boxes, chunk c while the next tile's K tile c is in the
+//      tensor core, so the epilogue stays hidden behind MMAs as in step 7; a cluster barrier before exit
+//      (step 8's rule).
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step9_multi_consumer
@@ -50,7 +51,8 @@ constexpr int kConsumers = 2;                        // consumer c computes rows
 constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
 // Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
-// accumulator (128 registers) plus addresses. 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+// accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
+// 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 // CTA barrier ids (bar.sync; id 0 is __syncthreads'): consumer c syncs its 128 threads around its staging
 // boxes on kEpilogueBar + c. No turn barriers: both consumers use the tensor core at once.
@@ -250,17 +252,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       // [kloop]
 
+      // [convert]
       // Convert to fp16 now, so that the next tile's wgmma may overwrite acc while `out` is written.
 #pragma unroll
       for (int j = 0; j < 64; ++j) out[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
       out_m = m_st;
       out_n = n_st;
+      // [convert]
     }
+    // [drain]
     // The CTA's last tile has no next K-loop to hide behind.
 #pragma unroll
     for (int c = 0; c < BLK_N / kDBoxCols; ++c)
       if (out_m >= 0) write_chunk(c);
     if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+    // [drain]
   }
   // [roles]
   // [exit]
