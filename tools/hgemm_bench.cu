@@ -1,4 +1,4 @@
-// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 7 and cuBLAS, timed in one process per run, on
+// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 9 and cuBLAS, timed in one process per run, on
 // the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
@@ -28,7 +28,7 @@
 
 #include "common/harness.cuh"
 #include "common/reference.cuh"
-// Every step's kernels live in their own namespaces (step3::sm90, ...), so all five steps share this
+// Every step's kernels live in their own namespaces (step3::sm90, ...), so all seven steps share this
 // translation unit as they are.
 #include "step3_grid/hgemm_sm100.cuh"
 #include "step3_grid/hgemm_sm90.cuh"
