@@ -11,9 +11,10 @@
 //                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
 //                                  wgmma.mma_async)
 //   setmaxnreg_inc, setmaxnreg_dec PTX ISA "Miscellaneous Instructions: setmaxnreg" (sm_90a)
-//   leader_barrier, mbarrier_arrive_remote, tma_load_2d_pair
+//   mapa_shared_cluster, mbarrier_arrive_remote, tma_load_2d_pair
 //                                  PTX ISA "mapa", "mbarrier.arrive" (.shared::cluster), "cp.async.bulk.tensor"
-//                                  (.cta_group::2, sm_100a): CTA pairs (step 8)
+//                                  (.cta_group::2, sm_100a): CTA pairs (step 8). Every barrier of another CTA
+//                                  is named by the shared::cluster address mapa_shared_cluster gives.
 //   named_barrier_sync, named_barrier_arrive
 //                                  PTX ISA "Parallel Synchronization and Communication Instructions: bar,
 //                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
@@ -155,55 +156,79 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
-/// bar.sync id, count: wait until `count` threads (a multiple of 32, whole warps) have arrived at CTA barrier
-/// `id` (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
-__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+/// bar.sync ID, count: wait until `count` threads (a multiple of 32, whole warps) have arrived at CTA barrier
+/// ID (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
+/// ID is a template argument so that it is an immediate of the instruction: ptxas then reserves only the ids a
+/// kernel names (`-Xptxas -v`: "Used N barriers"); an id in a register makes it reserve all 16.
+template <uint32_t ID>
+__device__ __forceinline__ void named_barrier_sync(uint32_t count) {
+  static_assert(ID >= 1 && ID <= 15, "named barrier ids are 1..15 (0 is __syncthreads')");
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
 }
 
-/// bar.arrive id, count: count this warp towards barrier `id` without waiting (the producer side of a
-/// bar.arrive / bar.sync pair: whoever syncs on `id` waits for it).
-__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+/// bar.sync on barrier ID + which, for a `which` in [0, N) known only at run time (e.g. which consumer
+/// warpgroup this is): one branch per id, each with its id as an immediate.
+template <uint32_t ID, uint32_t N>
+__device__ __forceinline__ void named_barrier_sync(uint32_t which, uint32_t count) {
+  static_assert(N >= 1 && ID + N <= 16, "named barrier ids are 1..15");
+  if constexpr (N == 1) {
+    named_barrier_sync<ID>(count);
+  } else {
+    if (which == 0) named_barrier_sync<ID>(count);
+    else named_barrier_sync<ID + 1, N - 1>(which - 1, count);
+  }
+}
+
+/// bar.arrive ID, count: count this warp towards barrier ID without waiting (the producer side of a
+/// bar.arrive / bar.sync pair: whoever syncs on ID waits for it). ID + which, which in [0, N), as above.
+template <uint32_t ID, uint32_t N>
+__device__ __forceinline__ void named_barrier_arrive(uint32_t which, uint32_t count) {
+  static_assert(N >= 1 && ID >= 1 && ID + N <= 16, "named barrier ids are 1..15");
+  if constexpr (N == 1) {
+    asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
+  } else {
+    if (which == 0) named_barrier_arrive<ID, 1>(0, count);
+    else named_barrier_arrive<ID + 1, N - 1>(which - 1, count);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------------
 // CTA pairs (step 8 on): clusters of two CTAs.
 // ------------------------------------------------------------------------------------------------------
 
-/// The same shared-memory object in CTA rank 0 of the cluster, the leader of a CTA pair: a generic pointer
-/// into distributed shared memory (mapa, PTX ISA "Data Movement and Conversion Instructions: mapa").
-/// tma_load_2d_pair turns it into the shared::cluster address its mbarrier operand takes (cvta.to.shared, as
-/// CCCL's cuda::ptx does for .shared::cluster operands); mbarrier_arrive_remote maps its own address instead.
-template <typename T>
-__device__ __forceinline__ T* leader_barrier(T* local) {
-  return static_cast<T*>(__cluster_map_shared_rank(local, 0));
-}
-
-/// mbarrier.arrive on the barrier at the same shared-memory offset as `local` in CTA `rank` of the cluster:
-/// mapa.shared::cluster.u32 (PTX ISA "mapa") gives its shared::cluster address, and the arrive takes the
-/// default semantics, .release at .cta scope (PTX ISA "mbarrier.arrive"). Why not .release.cluster: on sm_90a
-/// that form is compiled to a MEMBAR.ALL.GPU before the arrive, which waits for the warp's outstanding memory
-/// operations; step 8's Hopper consumers ran at 273 instead of 592 TFLOP/s with it (H200, 4096^3). What the
-/// arrive announces needs no cluster-wide release: the wgmma (or tcgen05.ld) reads it follows are complete.
-__device__ __forceinline__ void mbarrier_arrive_remote(const uint64_t* local, uint32_t rank) {
+/// mapa.shared::cluster.u32 (PTX ISA "Data Movement and Conversion Instructions: mapa"): the shared::cluster
+/// address of the object at the same shared-memory offset as `local` in CTA `rank` of the cluster. The one
+/// way every pair helper below names a barrier of another CTA (or of its own: rank = its own rank).
+__device__ __forceinline__ uint32_t mapa_shared_cluster(const void* local, uint32_t rank) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                : "=r"(remote)
                : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(local))), "r"(rank));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  return remote;
+}
+
+/// mbarrier.arrive on the barrier at the same shared-memory offset as `local` in CTA `rank` of the cluster
+/// (mapa_shared_cluster), with the default semantics, .release at .cta scope (PTX ISA "mbarrier.arrive").
+/// Why not .release.cluster: on sm_90a that form is compiled to a MEMBAR.ALL.GPU before the arrive, which
+/// waits for the warp's outstanding memory operations; step 8's Hopper consumers ran at 273 instead of 592
+/// TFLOP/s with it (H200, 4096^3). The arrive announces that reads (wgmma, tcgen05.ld) are complete; a
+/// release at CTA scope to a thread of another CTA is what CUTLASS and DeepGEMM do too, established practice
+/// rather than a guarantee of the PTX memory model (docs/step8_cluster.md, "the remote arrive").
+__device__ __forceinline__ void mbarrier_arrive_remote(const uint64_t* local, uint32_t rank) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(mapa_shared_cluster(local, rank))
+               : "memory");
 }
 
 /// <code>cp.async.bulk.tensor.2d.shared\::cluster.global.tile.mbarrier\::complete_tx\::bytes.cta_group\::2</code>
 /// (sm_100a): one CTA of a pair loads a box into ITS OWN shared memory (`dst`) and the bytes are counted on
-/// `bar`, which may be a barrier of the peer CTA (the leader's, from leader_barrier). PTX ISA
-/// "cp.async.bulk.tensor", .cta_group.
+/// the barrier at the offset of `bar` in CTA `bar_rank` of the cluster (the leader's: 0), addressed through
+/// mapa_shared_cluster. PTX ISA "cp.async.bulk.tensor", .cta_group.
 __device__ __forceinline__ void tma_load_2d_pair(void* dst, const void* tensor_map, const int32_t (&coords)[2],
-                                                 uint64_t* bar) {
+                                                 const uint64_t* bar, uint32_t bar_rank) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 "
       "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
-      "l"(tensor_map), "r"(coords[0]), "r"(coords[1]), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+      "l"(tensor_map), "r"(coords[0]), "r"(coords[1]), "r"(mapa_shared_cluster(bar, bar_rank))
       : "memory");
 }
 

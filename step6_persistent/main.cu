@@ -1,5 +1,6 @@
 // step6_persistent: verify binary. Run with --help for the flags.
 // What this step teaches: docs/step6_persistent.md.
+#include "common/pipe_depths.hpp"
 #include "common/runner.hpp"
 #include "step6_persistent/hgemm_sm100.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
@@ -9,6 +10,6 @@ int main(int argc, char** argv) {
                           {4096, 4096, 4096}, hg::ShapeRule::kTiled,
                           step6::sm90::prepare, step6::sm100::prepare,
                           {hg::Break::kResetPhasePerTile, hg::Break::kNoStoreWait},
-                          /*pipe_depths=*/{2, 3, 4}};
+                          /*pipe_depths=*/hg::pipe_depths::step6()};
   return hg::run_step(spec, argc, argv);
 }

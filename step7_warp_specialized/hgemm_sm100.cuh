@@ -14,6 +14,7 @@
 //      "empty" (epilogue -> MMA);
 //   2. the CTA splits into roles that each walk all of this CTA's tiles in step 6's order:
 //      - warp 7, the TMA producer (one elected thread): waits for a stage to be empty, loads a K tile into it;
+//        after its last load it waits for every stage's last commit (the drain);
 //      - warp 4, the MMA issuer (one elected thread): waits for an accumulator to be empty and each stage to be
 //        full, issues the MMAs, frees each stage with a tcgen05.commit, and with one more commit after the
 //        tile's last MMA tells the epilogue that the accumulator is full;
@@ -154,6 +155,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
         }
       }
+      // [drain]
+      // Drain the ring before leaving: wait for the last commit on every stage, the wait a load of PIPE_DEPTH
+      // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
+      // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
+      // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
+        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
   } else if (warp_id == kMmaWarp) {
@@ -213,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // The previous tile's store must have finished reading Ds before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // nobody writes Ds before that wait
 
       // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
       const int row = warp_id * 32 + lane_id;
@@ -228,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
+      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
       if (tid == 0) {
@@ -247,7 +256,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [teardown]
   // --- Deallocate TMEM -------------------------------------------------------------------------------------
-  // Every MMA has completed (the epilogue waited for each tile's acc_full) and every TMEM read is done.
+  // Every MMA has completed (the epilogue waited for each tile's acc_full), every commit has landed (the
+  // producer's drain) and every TMEM read is done.
   ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier
   __syncthreads();                          // all roles are done with TMEM
   ptx::tcgen05_fence_after_thread_sync();   // order the dealloc after the barrier

@@ -1,5 +1,6 @@
 // step7_warp_specialized: verify binary. Run with --help for the flags.
 // What this step teaches: docs/step7_warp_specialized.md.
+#include "common/pipe_depths.hpp"
 #include "common/runner.hpp"
 #include "step7_warp_specialized/hgemm_sm100.cuh"
 #include "step7_warp_specialized/hgemm_sm90.cuh"
@@ -9,6 +10,6 @@ int main(int argc, char** argv) {
                           {4096, 4096, 4096}, hg::ShapeRule::kTiled,
                           step7::sm90::prepare, step7::sm100::prepare,
                           {hg::Break::kNoEmptyWait, hg::Break::kNoAccEmptyWait, hg::Break::kNoStoreWait},
-                          /*pipe_depths=*/{4, 2, 3, 5}};
+                          /*pipe_depths=*/hg::pipe_depths::step7()};
   return hg::run_step(spec, argc, argv);
 }

@@ -16,10 +16,10 @@
 //      B from both CTAs' shared memory and writes each CTA's 128 rows into that CTA's TMEM;
 //   3. both producers' TMA loads complete on the LEADER's full barrier (.cta_group::2), which expects the bytes
 //      of both CTAs; the leader's commits reach both CTAs' empty and acc_full barriers (.multicast::cluster);
-//      each epilogue drains its own CTA's TMEM (its 128 rows) and one thread of each arrives on the leader's
-//      acc_empty barrier (2 arrivals, one of them remote);
-//   4. a cluster barrier before TMEM is freed and before exit: no CTA leaves while its peer may still write
-//      its TMEM or signal its barriers.
+//      each epilogue drains its own CTA's TMEM (its 128 rows), and every epilogue thread arrives on the
+//      leader's acc_empty barrier once it has read its row (2 x 128 arrivals, half of them remote);
+//   4. each producer drains its ring (waits for the last commits), then a cluster barrier before TMEM is freed
+//      and before exit: no CTA leaves while its peer may still read its TMEM or arrive on its barriers.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step8_cluster
@@ -55,7 +55,7 @@ __device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate in each CTA (cta_group::2): two accumulators of 256 fp32 columns: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
-__device__ constexpr uint32_t kAccEmptyArrivals = 2;  // one thread of each CTA's epilogue, after all 128 read
+__device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // every epilogue thread of both CTAs
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
@@ -143,7 +143,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t it = 0;
-      uint64_t* leader_full = ptx::leader_barrier(full_bar);  // the leader's full_bar[0], in the cluster window
       for (; scheduler.valid(); scheduler.next()) {
         m_st = scheduler.current().m * PAIR_M + int(rank) * BLK_M;   // this CTA's 128 rows of A
         n_st = scheduler.current().n * BLK_N;                        // the pair's 256 columns
@@ -157,8 +156,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int32_t a_coords[2] = {i * BLK_K, m_st};                       // innermost (K) first
           const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
-          ptx::tma_load_2d_pair(As + stage * kTileBytes, &tmap_a, a_coords, leader_full + stage);
-          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, leader_full + stage);
+          ptx::tma_load_2d_pair(As + stage * kTileBytes, &tmap_a, a_coords, &full_bar[stage], /*bar_rank=*/0);
+          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, &full_bar[stage], /*bar_rank=*/0);
           // Only the leader arrives, announcing the bytes of both CTAs: 65536.
           if (rank == 0)
             ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
@@ -166,6 +165,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
         }
       }
+      // [drain]
+      // Drain the ring before leaving: wait for the last commit on every stage, the wait a load of PIPE_DEPTH
+      // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
+      // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
+      // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
+        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
   } else if (warp_id == kMmaWarp && rank == 0) {
@@ -216,7 +223,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [epilogue]
       // The previous tile's store must have finished reading Ds before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // nobody writes Ds before that wait
 
       // --- Wait for the accumulator (the leader's multicast commit reached our acc_full_bar too) -------------
       ptx::mbarrier_wait_parity(&acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
@@ -227,6 +234,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         uint32_t acc_regs[128];  // columns 128*chunk .. +127 of row `row`, fp32 bit patterns
         ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, warp_id * 32, acc * BLK_N + chunk * 128));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+        if (chunk == BLK_N / 128 - 1) {
+          // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
+          // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
+          ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
+          ptx::mbarrier_arrive_remote(&acc_empty_bar[acc], 0);
+        }
 #pragma unroll
         for (int j = 0; j < 128; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
           uint4 packed;
@@ -239,12 +252,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           *reinterpret_cast<uint4*>(d_box + hg::swizzle128b_offset(row, col % kDBoxCols)) = packed;
         }
       }
-      ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier below
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
-      // All 128 rows of this CTA's TMEM are read: give the accumulator back, one arrival per CTA on the
-      // leader's acc_empty_bar (whose MMA warp waits on it for both halves).
-      if (tid == 0) ptx::mbarrier_arrive_remote(&acc_empty_bar[acc], 0);
+      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread stores this CTA's 128 x 256 part as four 64-column boxes, one bulk group.
       if (tid == 0) {
@@ -263,9 +272,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [teardown]
   // --- Free TMEM, then leave: both only after the peer is done ----------------------------------------------
-  // Every MMA has completed (each epilogue waited for each tile's acc_full) and every TMEM read is done. The
-  // cluster barrier keeps a CTA from freeing TMEM or exiting while its peer may still read its shared memory
-  // (the pair's MMAs), signal its barriers (commits, remote arrivals) or count bytes on the leader's barrier.
+  // Every MMA has completed (each epilogue waited for each tile's acc_full), every commit has landed (each
+  // producer's drain) and every TMEM read is done. The cluster barrier keeps a CTA from freeing TMEM or exiting
+  // while its peer's threads may still arrive on its barriers (the epilogues' acc_empty arrivals on the
+  // leader): barrier.cluster.arrive.release orders each thread's earlier arrivals before it.
   ptx::tcgen05_fence_before_thread_sync();
   if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
     ptx::barrier_cluster_arrive(ptx::sem_release);

@@ -1,5 +1,6 @@
 // step8_cluster: verify binary. Run with --help for the flags.
 // What this step teaches: docs/step8_cluster.md.
+#include "common/pipe_depths.hpp"
 #include "common/runner.hpp"
 #include "step8_cluster/hgemm_sm100.cuh"
 #include "step8_cluster/hgemm_sm90.cuh"
@@ -10,6 +11,6 @@ int main(int argc, char** argv) {
                           step8::sm90::prepare, step8::sm100::prepare,
                           {hg::Break::kOneHalfBytes, hg::Break::kNoExitClusterSync, hg::Break::kNoEmptyWait,
                            hg::Break::kNoAccEmptyWait, hg::Break::kNoStoreWait},
-                          /*pipe_depths=*/{4, 2, 3, 5}};
+                          /*pipe_depths=*/hg::pipe_depths::step8()};
   return hg::run_step(spec, argc, argv);
 }

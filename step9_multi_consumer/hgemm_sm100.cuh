@@ -17,8 +17,8 @@
 //   3. the leader's MMA warps 8 and 9 (one per consumer) wait on the same full barrier and each frees the
 //      stage with its own multicast commit: "empty" counts 2; consumer c's last commit of a tile reaches both
 //      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in four 64-column
-//      chunks and arrives on the leader's acc_empty_bar[c];
-//   4. a cluster barrier before TMEM is freed and before exit (step 8's rule).
+//      chunks; each of its threads arrives on the leader's acc_empty_bar[c] after its last read;
+//   4. each producer drains its ring, then a cluster barrier before TMEM is freed and before exit (step 8's).
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step9_multi_consumer
@@ -56,7 +56,7 @@ __device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t 
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
 __device__ constexpr uint32_t kTmemCols = kConsumers * BLK_N;
 __device__ constexpr uint32_t kEmptyArrivals = kConsumers;  // one multicast commit per consumer's MMA warp
-__device__ constexpr uint32_t kAccEmptyArrivals = 2;  // one thread of epilogue c in each CTA, after all 128 read
+__device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // every thread of epilogue c, both CTAs
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
 constexpr int kEpiCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
@@ -145,7 +145,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t it = 0;
-      uint64_t* leader_full = ptx::leader_barrier(full_bar);  // the leader's full_bar[0], in the cluster window
       for (; scheduler.valid(); scheduler.next()) {
         const int m_st = scheduler.current().m * CLUSTER_M + int(rank) * BLK_M;  // consumer 0's rows here
         const int n_st = scheduler.current().n * BLK_N;                          // the pair's 256 columns
@@ -159,10 +158,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
           for (int c = 0; c < kConsumers; ++c) {
             const int32_t a_coords[2] = {i * BLK_K, m_st + c * PAIR_M};  // consumer c's 128 rows of A here
-            ptx::tma_load_2d_pair(As + (stage * kConsumers + c) * kTileBytes, &tmap_a, a_coords, leader_full + stage);
+            ptx::tma_load_2d_pair(As + (stage * kConsumers + c) * kTileBytes, &tmap_a, a_coords, &full_bar[stage], /*bar_rank=*/0);
           }
           const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B, once
-          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, leader_full + stage);
+          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, &full_bar[stage], /*bar_rank=*/0);
           // Only the leader arrives, announcing the bytes of both CTAs: 98304.
           if (rank == 0)
             ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
@@ -170,6 +169,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
         }
       }
+      // [drain]
+      // Drain the ring before leaving: wait for the last commit on every stage, the wait a load of PIPE_DEPTH
+      // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
+      // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
+      // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
+        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      // [drain]
     }
     __syncwarp();  // the warp reconverges before the cluster barrier at the end
   } else if (warp_id >= kMmaWarp && warp_id < kMmaWarp + kConsumers && rank == 0) {
@@ -227,10 +234,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         uint32_t acc_regs[kEpiCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
         ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kEpiCols));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
+        if (chunk == BLK_N / kEpiCols - 1) {
+          // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
+          // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
+          ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
+          ptx::mbarrier_arrive_remote(&acc_empty_bar[c], 0);
+        }
         // The previous chunk's store must have finished reading the box before it is overwritten.
         if (storer && BREAK != hg::Break::kNoStoreWait)
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
+        ptx::named_barrier_sync<kEpilogueBar, kConsumers>(c, kEpilogueThreads);  // nobody writes the box before that
 #pragma unroll
         for (int j = 0; j < kEpiCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
           uint4 packed;
@@ -240,13 +253,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
           *reinterpret_cast<uint4*>(Ds + hg::swizzle128b_offset(row, j)) = packed;
         }
-        ptx::tcgen05_fence_before_thread_sync();  // order our TMEM reads before the barrier below
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
+        ptx::named_barrier_sync<kEpilogueBar, kConsumers>(c, kEpilogueThreads);  // the whole chunk is staged
         if (storer) {
-          // After the last chunk all 128 rows of this CTA's accumulator are read: give it back, one arrival per
-          // CTA on the leader's acc_empty_bar[c], before the store (the MMAs need TMEM, not the box).
-          if (chunk == BLK_N / kEpiCols - 1) ptx::mbarrier_arrive_remote(&acc_empty_bar[c], 0);
           const int32_t d_coords[2] = {n_st + chunk * kEpiCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
           ptx::cp_async_bulk_commit_group();

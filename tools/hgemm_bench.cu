@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/harness.cuh"
+#include "common/pipe_depths.hpp"
 #include "common/reference.cuh"
 // Every step's kernels live in their own namespaces (step3::sm90, ...), so all seven steps share this
 // translation unit as they are.
@@ -51,17 +52,22 @@ struct LadderStep {
   const char* name;
   const char* what;
   hg::PrepareFn sm90, sm100;
-  int pipe_depth = 2;  ///< the ring depth the step's binary runs by default (its first --pipe-depth)
+  int pipe_depth = 0;  ///< the ring depth the step's binary runs by default (common/pipe_depths.hpp); 0: no ring
 };
 
 const LadderStep kLadder[] = {
     {"step3_grid", "2D grid, thread copies", step3::sm90::prepare, step3::sm100::prepare},
     {"step4_tma", "TMA loads and stores", step4::sm90::prepare, step4::sm100::prepare},
-    {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare},
-    {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare},
-    {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare, 4},
-    {"step8_cluster", "CTA pairs share operands", step8::sm90::prepare, step8::sm100::prepare, 4},
-    {"step9_multi_consumer", "two consumers share a stage", step9::sm90::prepare, step9::sm100::prepare, 4},
+    {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare,
+     hg::pipe_depths::step5().front()},
+    {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare,
+     hg::pipe_depths::step6().front()},
+    {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare,
+     hg::pipe_depths::step7().front()},
+    {"step8_cluster", "CTA pairs share operands", step8::sm90::prepare, step8::sm100::prepare,
+     hg::pipe_depths::step8().front()},
+    {"step9_multi_consumer", "two consumers share a stage", step9::sm90::prepare, step9::sm100::prepare,
+     hg::pipe_depths::step9().front()},
 };
 
 struct Args {
