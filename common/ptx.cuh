@@ -156,40 +156,21 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
-/// bar.sync ID, count: wait until `count` threads (a multiple of 32, whole warps) have arrived at CTA barrier
-/// ID (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
-/// ID is a template argument so that it is an immediate of the instruction: ptxas then reserves only the ids a
-/// kernel names (`-Xptxas -v`: "Used N barriers"); an id in a register makes it reserve all 16.
-template <uint32_t ID>
-__device__ __forceinline__ void named_barrier_sync(uint32_t count) {
-  static_assert(ID >= 1 && ID <= 15, "named barrier ids are 1..15 (0 is __syncthreads')");
-  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
+/// bar.sync id, count: wait until `count` threads (a multiple of 32, whole warps) have arrived at CTA barrier
+/// `id` (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
+/// An id the compiler cannot fold to a constant (one per consumer warpgroup: kEpilogueBar + consumer) lives in
+/// a register, and ptxas then reserves all 16 barrier ids (`-Xptxas -v`: "used 16 barriers"); harmless at one
+/// CTA per SM. Immediate ids chosen per consumer (two predicated bar.sync) were tried and measured: step 8's
+/// Hopper kernel ran 1.7% slower at 16384 x 4096 x 1024 on the H200 (ptxas brackets each predicated barrier
+/// with a WARPSYNC), so the kernels keep the register id.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
-/// bar.sync on barrier ID + which, for a `which` in [0, N) known only at run time (e.g. which consumer
-/// warpgroup this is): one branch per id, each with its id as an immediate.
-template <uint32_t ID, uint32_t N>
-__device__ __forceinline__ void named_barrier_sync(uint32_t which, uint32_t count) {
-  static_assert(N >= 1 && ID + N <= 16, "named barrier ids are 1..15");
-  if constexpr (N == 1) {
-    named_barrier_sync<ID>(count);
-  } else {
-    if (which == 0) named_barrier_sync<ID>(count);
-    else named_barrier_sync<ID + 1, N - 1>(which - 1, count);
-  }
-}
-
-/// bar.arrive ID, count: count this warp towards barrier ID without waiting (the producer side of a
-/// bar.arrive / bar.sync pair: whoever syncs on ID waits for it). ID + which, which in [0, N), as above.
-template <uint32_t ID, uint32_t N>
-__device__ __forceinline__ void named_barrier_arrive(uint32_t which, uint32_t count) {
-  static_assert(N >= 1 && ID >= 1 && ID + N <= 16, "named barrier ids are 1..15");
-  if constexpr (N == 1) {
-    asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "r"(count) : "memory");
-  } else {
-    if (which == 0) named_barrier_arrive<ID, 1>(0, count);
-    else named_barrier_arrive<ID + 1, N - 1>(which - 1, count);
-  }
+/// bar.arrive id, count: count this warp towards barrier `id` without waiting (the producer side of a
+/// bar.arrive / bar.sync pair: whoever syncs on `id` waits for it).
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
 // ------------------------------------------------------------------------------------------------------

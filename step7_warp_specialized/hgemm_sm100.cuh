@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // The previous tile's store must have finished reading Ds before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
 
       // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
       const int row = warp_id * 32 + lane_id;
@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // the whole tile is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
       if (tid == 0) {

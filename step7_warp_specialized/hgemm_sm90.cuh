@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
       // The turns alternate, so the K tiles before ours on the ring are already consumed (see the phase rule).
-      if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync<kTurnBar, kConsumers>(consumer, 2 * 128);
+      if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * 128);
       first_tile = false;
       // [turn]
 
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
-      if (next_tile) ptx::named_barrier_arrive<kTurnBar, kConsumers>(1 - consumer, 2 * 128);
+      if (next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
       it += K_TILES;  // skip the other consumer's next tile on the ring
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8 inside half h.
       // Our previous store must have finished reading Ds before this tile overwrites it.
       if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync<kEpilogueBar, kConsumers>(consumer, 128);  // nobody of this consumer writes Ds before that
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes Ds before that
 #pragma unroll
       for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
         const int row = h * WGMMA_M + (warp_id % 4) * 16 + lane_id / 4;
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync<kEpilogueBar, kConsumers>(consumer, 128);  // the whole tile is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread of the consumer stores the tile as two 64-column boxes, as one bulk group.
       if (ctid == 0) {

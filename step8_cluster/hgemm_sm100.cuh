@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [epilogue]
       // The previous tile's store must have finished reading Ds before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
 
       // --- Wait for the accumulator (the leader's multicast commit reached our acc_full_bar too) -------------
       ptx::mbarrier_wait_parity(&acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync<kEpilogueBar>(kEpilogueThreads);  // the whole tile is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread stores this CTA's 128 x 256 part as four 64-column boxes, one bulk group.
       if (tid == 0) {

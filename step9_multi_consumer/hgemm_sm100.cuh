@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // The previous chunk's store must have finished reading the box before it is overwritten.
         if (storer && BREAK != hg::Break::kNoStoreWait)
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-        ptx::named_barrier_sync<kEpilogueBar, kConsumers>(c, kEpilogueThreads);  // nobody writes the box before that
+        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
 #pragma unroll
         for (int j = 0; j < kEpiCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
           uint4 packed;
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           *reinterpret_cast<uint4*>(Ds + hg::swizzle128b_offset(row, j)) = packed;
         }
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-        ptx::named_barrier_sync<kEpilogueBar, kConsumers>(c, kEpilogueThreads);  // the whole chunk is staged
+        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
         if (storer) {
           const int32_t d_coords[2] = {n_st + chunk * kEpiCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);

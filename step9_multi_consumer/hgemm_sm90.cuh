@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
-      ptx::named_barrier_sync<kEpilogueBar, kConsumers>(consumer, 128);  // nobody of this consumer writes it before that
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes it before that
 #pragma unroll
       for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
         const int j = chunk * (kDBoxCols / 8) + jj;
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = out[2 * j + 1];
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync<kEpilogueBar, kConsumers>(consumer, 128);  // the whole box is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole box is staged before the store
       if (ctid == 0) {
         const int32_t d_coords[2] = {out_n + chunk * kDBoxCols, out_m + consumer * WGMMA_M};  // columns first
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);

@@ -10,10 +10,15 @@
 //   - every load (.cta_group::2) lands in its own CTA's shared memory and counts its bytes on the LEADER's
 //     full_bar; only the leader's producer arrives there, with arrive.expect_tx of both CTAs' bytes;
 //   - a multicast tcgen05.commit arrives on the barrier at the same offset in BOTH CTAs once every MMA its
-//     issuer has issued so far has completed;
-//   - an epilogue gives its accumulator back with one arrival on the leader's acc_empty_bar;
+//     issuer has issued so far has completed: at that instant, in issue order (the default), or, with
+//     late_commits, after an extra lag drawn for each commit, since the PTX ISA does not order the arrivals
+//     of two commits (an empty_bar commit may land after a later acc_full one, or after the exit);
+//   - every epilogue thread gives its accumulator back once its last tcgen05.ld of the tile has completed:
+//     128 arrivals per CTA on the leader's acc_empty_bar (count 2 x 128), then the staging and store;
+//   - after its loads each CTA's producer drains its own empty_bar (drain, the default): it waits on the
+//     next PIPE_DEPTH ring positions as if it were to load them, so every stage's last commit has landed;
 //   - a CTA leaves once its own roles are done AND (unless no_exit_sync) the peer's are too: the cluster
-//     barrier before exit.
+//     barrier before exit. Commits in flight do not hold it back.
 // Durations are drawn from a seeded generator, so many seeds explore many orders. The model reports:
 //   - kReadBeforeLanded: an MMA issued on a stage whose bytes (both CTAs') have not all landed;
 //   - kOverwrite: a load landing in a stage whose previous K tile an MMA is still reading (or has not read);
@@ -44,6 +49,8 @@ struct PairConfig {
   bool no_acc_empty_wait = false;  ///< --break no-acc-empty-wait: the MMA skips the wait on acc_empty_bar
   bool short_empty_count = false;  ///< consumers = 2: empty_bar expects one commit, step 8's count
   bool no_exit_sync = false;       ///< --break no-exit-cluster-sync: a CTA leaves when its own roles are done
+  bool late_commits = false;  ///< every commit lands draw(0, 12) units after its MMAs complete, not at once
+  bool drain = true;          ///< the producers drain their empty_bar before exit (false: the kernels before it)
 };
 
 enum class PairHazardKind { kReadBeforeLanded, kOverwrite, kAccumulator, kAfterExit, kDeadlock };
@@ -73,7 +80,7 @@ struct PairRun {
 namespace pair_detail {
 
 struct Op {
-  enum Code { kWait, kLoad, kExpectTx, kMma, kCommit, kRead, kArriveLeader } code = kWait;
+  enum Code { kWait, kLoad, kExpectTx, kMma, kCommit, kRead, kArriveLeader, kStore } code = kWait;
   int cta = 0;   ///< kWait: the CTA whose barrier; kLoad: the issuing CTA
   int bar = 0;   ///< barrier index inside a CTA's set
   uint32_t parity = 0;
@@ -92,6 +99,8 @@ struct Agent {
   bool done() const { return pc >= prog.size(); }
 };
 
+constexpr int kEpilogueThreads = 128;  // arrivals per CTA on acc_empty_bar, one per epilogue thread
+
 class Sim {
  public:
   explicit Sim(const PairConfig& c) : c_(c), rng_(c.seed * 2654435761u + 12345u) {
@@ -102,7 +111,7 @@ class Sim {
       for (int s = 0; s < c.depth; ++s) b.emplace_back(1);  // full_bar (only the leader's is used)
       for (int s = 0; s < c.depth; ++s) b.emplace_back(c.short_empty_count ? 1 : c.consumers);  // empty_bar
       for (int a = 0; a < accs_; ++a) b.emplace_back(1);    // acc_full_bar
-      for (int a = 0; a < accs_; ++a) b.emplace_back(2);    // acc_empty_bar (only the leader's is used)
+      for (int a = 0; a < accs_; ++a) b.emplace_back(2 * kEpilogueThreads);  // acc_empty_bar (the leader's)
       bars_.push_back(b);
     }
     const int positions = c.tiles * c.k_tiles;
@@ -128,9 +137,8 @@ class Sim {
       update_exits();
       int next = -1;
       bool all_done = true;
-      for (const Agent& a : agents_) {
-        if (a.done()) continue;
-        all_done = false;
+      for (const Agent& a : agents_) {  // an agent whose program ended may still be busy (the last store)
+        if (!a.done() || a.busy_until > now_) all_done = false;
         if (a.busy_until > now_ && (next < 0 || a.busy_until < next)) next = a.busy_until;
       }
       if (!events_.empty() && (next < 0 || events_.begin()->first < next)) next = events_.begin()->first;
@@ -152,6 +160,13 @@ class Sim {
   int empty(int s) const { return c_.depth + s; }
   int acc_full(int a) const { return 2 * c_.depth + a; }
   int acc_empty(int a) const { return 2 * c_.depth + accs_ + a; }
+  std::string bar_name(int bar) const {
+    const int d = c_.depth;
+    if (bar < d) return "full_bar[" + std::to_string(bar) + "]";
+    if (bar < 2 * d) return "empty_bar[" + std::to_string(bar - d) + "]";
+    if (bar < 2 * d + accs_) return "acc_full_bar[" + std::to_string(bar - 2 * d) + "]";
+    return "acc_empty_bar[" + std::to_string(bar - 2 * d - accs_) + "]";
+  }
   int draw(int lo, int hi) {  // a duration in [lo, hi]
     rng_ = rng_ * 1664525u + 1013904223u;
     return lo + int((rng_ >> 8) % uint32_t(hi - lo + 1));
@@ -188,6 +203,11 @@ class Sim {
           a.prog.push_back(o);
         }
       }
+    // The drain: the waits the producer would do before loading positions it .. it + depth - 1. Stages never
+    // used pass at once (fresh barrier, parity 1).
+    if (c_.drain)
+      for (int s = 0; s < c_.depth; ++s, ++it)
+        a.prog.push_back(wait(r, empty(it % c_.depth), (uint32_t(it / c_.depth) & 1) ^ 1));
     return a;
   }
   Agent mma(int cons) const {
@@ -222,9 +242,14 @@ class Sim {
       Op rd;
       rd.code = Op::kRead, rd.cta = r, rd.acc = acc, rd.use = use;
       a.prog.push_back(rd);
-      Op ar;
+      Op ar;  // each thread after its last wait::ld of the tile: 128 arrivals at the same instant
       ar.code = Op::kArriveLeader, ar.cta = r, ar.bar = acc_empty(acc);
       a.prog.push_back(ar);
+      // The last chunk's staging and the TMA store still follow the release (and the CTA's exit waits for
+      // the store): without them a CTA would leave the instant its last read ends, earlier than the kernel.
+      Op st;
+      st.code = Op::kStore;
+      a.prog.push_back(st);
     }
     return a;
   }
@@ -275,9 +300,9 @@ class Sim {
         }
         case Op::kCommit: {
           const int bar = o.bar;
-          const int at = a.last_mma_end > now_ ? a.last_mma_end : now_;
+          const int at = (a.last_mma_end > now_ ? a.last_mma_end : now_) + (c_.late_commits ? draw(0, 12) : 0);
           events_.insert({at, [this, bar]() {
-                            for (int r = 0; r < 2; ++r) arrive(r, bar);
+                            for (int r = 0; r < 2; ++r) arrive(r, bar, 1);
                           }});
           break;
         }
@@ -287,7 +312,10 @@ class Sim {
           ++run_.tiles_drained;
           break;
         case Op::kArriveLeader:
-          arrive(0, o.bar);
+          arrive(0, o.bar, kEpilogueThreads);
+          break;
+        case Op::kStore:
+          a.busy_until = now_ + draw(2, 6);
           break;
       }
       ++a.pc;
@@ -296,12 +324,14 @@ class Sim {
     return did;
   }
 
-  void arrive(int r, int bar) {
+  void arrive(int r, int bar, int count) {
     if (exit_time_[size_t(r)] >= 0) {
-      hazard(PairHazardKind::kAfterExit, "arrival on CTA " + std::to_string(r));
+      hazard(PairHazardKind::kAfterExit, bar_name(bar) + " of CTA " + std::to_string(r) + " at " +
+                                             std::to_string(now_) + ", left at " +
+                                             std::to_string(exit_time_[size_t(r)]));
       return;
     }
-    bars_[size_t(r)][size_t(bar)].arrive();
+    for (int i = 0; i < count; ++i) bars_[size_t(r)][size_t(bar)].arrive();
   }
 
   void land(int r, int stage, int pos, int at) {

@@ -55,6 +55,38 @@ TEST_CASE("pair model: step 8 as written, and with two consumers, finishes every
           }
 }
 
+TEST_CASE("pair model: commits land late: the exit outruns the last empty_bar commits unless the producers drain") {
+  // The configurations and seeds of the no-hazard case above, with every commit landing after a random lag.
+  int after_exit[2] = {0, 0}, runs[2] = {0, 0};
+  for (int consumers : {1, 2})
+    for (int depth : {2, 3, 4, 5})
+      for (int k_tiles : {1, 3, 7})
+        for (int tiles : {1, 2, 5})
+          for (uint32_t seed = 1; seed <= 20; ++seed) {
+            CAPTURE(consumers);
+            CAPTURE(depth);
+            CAPTURE(k_tiles);
+            CAPTURE(tiles);
+            CAPTURE(seed);
+            PairConfig c = pair_config(consumers, tiles, k_tiles, depth, seed);
+            c.late_commits = true;
+            c.drain = false;  // the kernels before the fix
+            const PairRun before = simulate_pair(c);
+            after_exit[consumers - 1] += before.has(PairHazardKind::kAfterExit);
+            ++runs[consumers - 1];
+            c.drain = true;
+            const PairRun r = simulate_pair(c);
+            INFO(first_hazard(r));
+            CHECK(r.hazards.empty());
+            CHECK(r.mmas == tiles * k_tiles * consumers);
+            CHECK(r.tiles_drained == 2 * tiles * consumers);
+          }
+  MESSAGE("kAfterExit without the drain: " << after_exit[0] << "/" << runs[0] << " runs (1 consumer), "
+                                           << after_exit[1] << "/" << runs[1] << " runs (2 consumers)");
+  CHECK(after_exit[0] > 0);
+  CHECK(after_exit[1] > 0);
+}
+
 TEST_CASE("pair model: every contract switch of the pair is caught") {
   // one-half-bytes: the leader's full_bar completes with half of the pair's boxes landed.
   CHECK(runs_with(PairHazardKind::kReadBeforeLanded, 50, [](PairConfig& c) { c.one_half_bytes = true; }) > 0);

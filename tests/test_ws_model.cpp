@@ -121,6 +121,41 @@ TEST_CASE("ws model: ring depth 2..5, 1..5 K tiles, 1..6 tiles: no hazard on eit
         }
 }
 
+TEST_CASE("ws model, Blackwell: commits land late: the CTA leaves before its last commits land unless it drains") {
+  // The ring depths, K tiles and tile counts of the no-hazard case above, every empty_bar commit landing
+  // commit_lag late while the acc_full commits stay on time.
+  int after_exit = 0, runs = 0;
+  for (int depth = 2; depth <= 5; ++depth)
+    for (int k_tiles = 1; k_tiles <= 5; ++k_tiles)
+      for (int tiles = 1; tiles <= 6; ++tiles) {
+        CAPTURE(depth);
+        CAPTURE(k_tiles);
+        CAPTURE(tiles);
+        WsConfig c = ws_config(WsArch::kBlackwell, tiles, k_tiles, depth);
+        c.late_commits = true;
+        c.drain = false;  // step 7 before the fix
+        const WsRun before = hg::model::simulate_ws(c);
+        // The last K tile's commit lands commit_lag after the last MMA: after the exit exactly when the
+        // epilogue finished sooner than that (a backlog of epilogues can hide it).
+        REQUIRE(!before.pipe.empty());
+        CHECK(before.has(WsHazardKind::kAfterExit) == (before.exit_time < before.pipe.back().end + c.commit_lag));
+        after_exit += before.has(WsHazardKind::kAfterExit);
+        ++runs;
+        c.drain = true;
+        const WsRun r = hg::model::simulate_ws(c);
+        INFO(first_hazard(r));
+        CHECK(r.hazards.empty());
+        check_complete(r, c);
+        CHECK(r.exit_time >= r.pipe.back().end + c.commit_lag);  // the drain held the CTA until the last commit
+      }
+  MESSAGE("kAfterExit without the drain: " << after_exit << "/" << runs << " runs");
+  CHECK(after_exit > 0);
+  // The figure's configuration (3 tiles of 4 K tiles, ring of 4) is one of them.
+  WsConfig c = ws_config(WsArch::kBlackwell, 3, 4, 4);
+  c.late_commits = true, c.drain = false;
+  CHECK(hg::model::simulate_ws(c).has(WsHazardKind::kAfterExit));
+}
+
 TEST_CASE("ws model, --break no-empty-wait: the producer refills a stage the MMAs have not read, on both") {
   for (WsArch arch : {WsArch::kBlackwell, WsArch::kHopper}) {
     CAPTURE(int(arch));

@@ -13,7 +13,14 @@
 //   - a wait that passes before the phase it means has completed, or that blocks although that phase has
 //     completed (kWrongPhase);
 //   - an arrival that finds no arrival pending in its phase (kArrivalOutsideRules, see Mbarrier::arrive);
+//   - an arrival that lands after the CTA has left (kAfterExit): the CTA leaves when every role's program is
+//     done (the kernel's final __syncthreads), and a tcgen05.commit still in flight does not hold it back;
 //   - nothing left that can make progress while some role has not finished (kDeadlock).
+// A commit lands when the MMAs issued before it complete, in issue order; the PTX ISA does not order the
+// arrivals of two commits, and late_commits lets every empty_bar commit land commit_lag units late (the
+// acc_full commits stay on time), so the last stages' commits can land after the exit. Blackwell's producer
+// therefore drains the ring after its loads (drain): the waits it would do before loading the next depth
+// positions. Hopper needs no drain: its empty_bar arrivals are the consumers' own, made before they finish.
 // The durations are schematic (the defaults: a load lands 6 units after its issue, one K tile's MMAs take 4,
 // an epilogue 10): the model shows orderings and overlaps, not cycle counts. Issuing an instruction takes no
 // time; only loads in flight, the tensor pipe and the epilogue's work do. Arrivals of many threads at once
@@ -45,6 +52,9 @@ struct WsConfig {
   int epilogue_read = 3; ///< Blackwell: the TMEM read at the start of `epilogue` (tcgen05.ld, wait::ld)
   bool no_empty_wait = false;      ///< --break no-empty-wait: the producer skips the wait on empty_bar
   bool no_acc_empty_wait = false;  ///< --break no-acc-empty-wait (Blackwell): the MMA skips the acc_empty wait
+  bool late_commits = false;  ///< Blackwell: every empty_bar commit lands commit_lag after its MMAs complete
+  int commit_lag = 12;        ///< with late_commits; > `epilogue`, so undrained the last can land after the exit
+  bool drain = true;          ///< Blackwell: the producer drains empty_bar before exit (false: step 7 before it)
 };
 
 /// kEpilogueRead: Blackwell's TMEM read (tcgen05.ld); kEpilogueStore: the rest of the epilogue (convert,
@@ -82,7 +92,7 @@ struct WsHandoff {
   int tile = 0;  ///< the tile whose MMAs (acc_full), epilogue read (acc_empty) or last issue (turn) it ends
 };
 
-enum class WsHazardKind { kOverwrite, kAccumulator, kWrongPhase, kArrivalOutsideRules, kDeadlock };
+enum class WsHazardKind { kOverwrite, kAccumulator, kWrongPhase, kArrivalOutsideRules, kAfterExit, kDeadlock };
 
 inline const char* describe(WsHazardKind h) {
   switch (h) {
@@ -90,6 +100,7 @@ inline const char* describe(WsHazardKind h) {
     case WsHazardKind::kAccumulator: return "accumulator written while read, or read before complete";
     case WsHazardKind::kWrongPhase: return "wait on the wrong phase";
     case WsHazardKind::kArrivalOutsideRules: return "arrival with none pending";
+    case WsHazardKind::kAfterExit: return "arrival on a CTA that has left";
     case WsHazardKind::kDeadlock: return "deadlock";
   }
   return "?";
@@ -109,6 +120,7 @@ struct WsRun {
   std::vector<WsHazard> hazards;
   int tiles_done = 0;   ///< tiles whose epilogue ran to its end
   int total_time = 0;   ///< the end of the last span
+  int exit_time = -1;   ///< when every role had finished and the CTA left (-1: never, a deadlock)
   int mma_busy = 0;     ///< time the tensor pipe was busy
   std::vector<int> epilogue_overlap;  ///< [tile]: how long its epilogue runs alongside the MMAs of tile + 1
   std::vector<WsSpan> pipe;           ///< the tensor pipe's MMAs (per K tile), in execution order
@@ -135,7 +147,7 @@ struct Op {
     kWait,        ///< mbarrier_wait_parity(bar, parity); `meant`: the phase whose completion it is for
     kLoad,        ///< two TMA loads + arrive.expect_tx on full_bar[stage]
     kMma,         ///< the MMAs of one K tile (Hopper: one wgmma group), queued on the tensor pipe
-    kCommit,      ///< tcgen05.commit: one arrival on bar once every MMA issued so far has completed
+    kCommit,      ///< tcgen05.commit: one arrival on bar once every MMA issued so far has completed, + `duration`
     kArrive,      ///< `count` arrivals on bar now (the threads or warps of a role, at the same instant)
     kBusy,        ///< the thread works for `duration` (the epilogue)
     kWaitGroup,   ///< wgmma.wait_group `count`: all but the last `count` groups of this thread have completed
@@ -219,12 +231,17 @@ class Sim {
       }
       bool all_done = true;
       int next = -1;
-      for (const Thread& t : threads_) {
-        if (t.done()) continue;
+      for (const Thread& t : threads_) {  // a program that ended in kBusy runs until wake_at
+        if (t.done() && t.wake_at <= now_) continue;
         all_done = false;
         if (t.wake_at > now_ && (next < 0 || t.wake_at < next)) next = t.wake_at;
       }
-      if (all_done) break;
+      if (all_done) {  // the final __syncthreads: the CTA leaves, whatever is still in flight
+        if (run_.exit_time < 0) run_.exit_time = now_;
+        if (events_.empty()) break;
+        now_ = events_.begin()->first;  // each lands after the exit (kAfterExit)
+        continue;
+      }
       if (!events_.empty() && (next < 0 || events_.begin()->first < next)) next = events_.begin()->first;
       if (next < 0) {  // every role that has not finished waits for something nobody will do
         std::string stuck;
@@ -291,6 +308,16 @@ class Sim {
         o.code = Op::kLoad, o.bar = full(stage), o.tile = tile, o.k = i, o.stage = stage, o.pos = it, o.name = "load";
         t.prog.push_back(o);
       }
+    // Blackwell's drain: the waits before loading positions it .. it + depth - 1, so every stage's last commit
+    // has landed before the CTA leaves (stages never used pass at once). Hopper's empty_bar arrivals are the
+    // consumers' own, done before they finish: nothing to drain there.
+    if (cfg_.arch == WsArch::kBlackwell && cfg_.drain)
+      for (int s = 0; s < cfg_.depth; ++s, ++it) {
+        const uint32_t phase = uint32_t(it / cfg_.depth) & 1;
+        Op w = wait(empty(it % cfg_.depth), phase ^ 1, it / cfg_.depth - 1, -1, -1, "empty_bar");
+        w.stage = it % cfg_.depth;
+        t.prog.push_back(w);
+      }
     return t;
   }
 
@@ -308,6 +335,7 @@ class Sim {
         const int stage = issue_k_tile(t, tile, i, it, "mma");
         Op c;
         c.code = Op::kCommit, c.bar = empty(stage), c.tile = tile, c.k = i, c.name = "commit";
+        if (cfg_.late_commits) c.duration = cfg_.commit_lag;  // kCommit: lands this long after the MMAs
         t.prog.push_back(c);
       }
       Op c;
@@ -403,6 +431,11 @@ class Sim {
   }
 
   void land(const Event& e) {
+    if (run_.exit_time >= 0) {  // only a commit can: every load is waited for on full_bar
+      hazard(WsHazardKind::kAfterExit, now_, e.from_lane, e.tile, -1,
+             bar_name(e.bar) + " at " + std::to_string(now_) + ", the CTA left at " + std::to_string(run_.exit_time));
+      return;
+    }
     if (e.bytes > 0) {
       bars_[size_t(e.bar)].complete_tx(e.bytes);
     } else {
@@ -461,7 +494,7 @@ class Sim {
           break;
         }
         case Op::kCommit: {
-          const int when = pipe_free_ > now_ ? pipe_free_ : now_;
+          const int when = (pipe_free_ > now_ ? pipe_free_ : now_) + o.duration;
           events_.insert({when, Event{o.bar, 1, 0, t.lane, o.to_lane, o.name, o.tile}});
           break;
         }
