@@ -260,13 +260,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       out_n = n_st;
       // [convert]
     }
-    // [drain]
+    // [last_tile]
     // The CTA's last tile has no next K-loop to hide behind.
 #pragma unroll
     for (int c = 0; c < BLK_N / kDBoxCols; ++c)
       if (out_m >= 0) write_chunk(c);
     if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
-    // [drain]
+    // [last_tile]
   }
   // [roles]
   // [exit]
