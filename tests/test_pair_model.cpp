@@ -33,54 +33,47 @@ int runs_with(PairHazardKind kind, int seeds, Tweak tweak) {
   return n;
 }
 
-}  // namespace
-
-TEST_CASE("pair model: step 8 as written, and with two consumers, finishes every tile without a hazard") {
+/// Calls fn(config) for every configuration the no-hazard cases run: 1 and 2 consumers, ring depths 2 to 5,
+/// 1, 3 or 7 K tiles, 1, 2 or 5 tiles, seeds 1 to 20.
+template <typename Fn>
+void for_each_config(Fn fn) {
   for (int consumers : {1, 2})
     for (int depth : {2, 3, 4, 5})
       for (int k_tiles : {1, 3, 7})
         for (int tiles : {1, 2, 5})
-          for (uint32_t seed = 1; seed <= 20; ++seed) {
-            CAPTURE(consumers);
-            CAPTURE(depth);
-            CAPTURE(k_tiles);
-            CAPTURE(tiles);
-            CAPTURE(seed);
-            const PairConfig c = pair_config(consumers, tiles, k_tiles, depth, seed);
-            const PairRun r = simulate_pair(c);
-            INFO(first_hazard(r));
-            CHECK(r.hazards.empty());
-            CHECK(r.mmas == tiles * k_tiles * consumers);
-            CHECK(r.tiles_drained == 2 * tiles * consumers);  // every CTA's epilogue, every consumer
-          }
+          for (uint32_t seed = 1; seed <= 20; ++seed) fn(pair_config(consumers, tiles, k_tiles, depth, seed));
+}
+
+/// Every tile done, every MMA issued, no hazard.
+void check_clean(const PairConfig& c, const PairRun& r) {
+  CAPTURE(c.consumers);
+  CAPTURE(c.depth);
+  CAPTURE(c.k_tiles);
+  CAPTURE(c.tiles);
+  CAPTURE(c.seed);
+  INFO(first_hazard(r));
+  CHECK(r.hazards.empty());
+  CHECK(r.mmas == c.tiles * c.k_tiles * c.consumers);
+  CHECK(r.tiles_drained == 2 * c.tiles * c.consumers);  // every CTA's epilogue, every consumer
+}
+
+}  // namespace
+
+TEST_CASE("pair model: step 8 as written, and with two consumers, finishes every tile without a hazard") {
+  for_each_config([](const PairConfig& c) { check_clean(c, simulate_pair(c)); });
 }
 
 TEST_CASE("pair model: commits land late: the exit outruns the last empty_bar commits unless the producers drain") {
   // The configurations and seeds of the no-hazard case above, with every commit landing after a random lag.
   int after_exit[2] = {0, 0}, runs[2] = {0, 0};
-  for (int consumers : {1, 2})
-    for (int depth : {2, 3, 4, 5})
-      for (int k_tiles : {1, 3, 7})
-        for (int tiles : {1, 2, 5})
-          for (uint32_t seed = 1; seed <= 20; ++seed) {
-            CAPTURE(consumers);
-            CAPTURE(depth);
-            CAPTURE(k_tiles);
-            CAPTURE(tiles);
-            CAPTURE(seed);
-            PairConfig c = pair_config(consumers, tiles, k_tiles, depth, seed);
-            c.late_commits = true;
-            c.drain = false;  // the kernels before the fix
-            const PairRun before = simulate_pair(c);
-            after_exit[consumers - 1] += before.has(PairHazardKind::kAfterExit);
-            ++runs[consumers - 1];
-            c.drain = true;
-            const PairRun r = simulate_pair(c);
-            INFO(first_hazard(r));
-            CHECK(r.hazards.empty());
-            CHECK(r.mmas == tiles * k_tiles * consumers);
-            CHECK(r.tiles_drained == 2 * tiles * consumers);
-          }
+  for_each_config([&](PairConfig c) {
+    c.late_commits = true;
+    c.drain = false;  // the kernels before the fix
+    after_exit[c.consumers - 1] += simulate_pair(c).has(PairHazardKind::kAfterExit);
+    ++runs[c.consumers - 1];
+    c.drain = true;
+    check_clean(c, simulate_pair(c));
+  });
   MESSAGE("kAfterExit without the drain: " << after_exit[0] << "/" << runs[0] << " runs (1 consumer), "
                                            << after_exit[1] << "/" << runs[1] << " runs (2 consumers)");
   CHECK(after_exit[0] > 0);
