@@ -1,9 +1,9 @@
-// CPU tests of the host model of the Blackwell CTA-pair protocol of step 8 (tests/pair_model.hpp).
+// CPU tests of the host model of the Blackwell CTA-pair protocol of step 8 (common/model/pair_model.hpp).
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "tests/pair_model.hpp"
+#include "common/model/pair_model.hpp"
 
 using hg::model::PairConfig;
 using hg::model::PairHazardKind;

@@ -1,7 +1,7 @@
-// CPU tests of the mbarrier phase model (tests/phase_model.hpp) against the original tutorial's tables.
+// CPU tests of the mbarrier phase model (common/model/phase_model.hpp) against the original tutorial's tables.
 #include <doctest/doctest.h>
 
-#include "tests/phase_model.hpp"
+#include "common/model/phase_model.hpp"
 
 using hg::model::Mbarrier;
 

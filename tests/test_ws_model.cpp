@@ -1,10 +1,10 @@
-// CPU tests of the host model of step 7's warp-specialized protocol (tests/ws_model.hpp).
+// CPU tests of the host model of step 7's warp-specialized protocol (common/model/ws_model.hpp).
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "tests/ws_model.hpp"
+#include "common/model/ws_model.hpp"
 
 using hg::model::WsArch;
 using hg::model::WsConfig;

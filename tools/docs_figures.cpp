@@ -8,7 +8,7 @@
 //   hg_docs_figures --list            prints the file names, one a line
 // Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
 // swizzle and the TMEM addressing of common/descriptors.hpp, the tile scheduler of common/scheduler.hpp),
-// the host model of the mbarrier phases that the CPU tests use (tests/phase_model.hpp, test-only code), or
+// the host models of the protocols that the CPU tests also run (common/model/), or
 // the Hopper epilogue's fragment indexing (written out below), and checks what it shows before writing it;
 // a failed check exits with 1, so a code change that breaks a figure's or a table's claim breaks the docs
 // build.
@@ -28,8 +28,8 @@
 
 #include "common/descriptors.hpp"
 #include "common/scheduler.hpp"
-#include "tests/phase_model.hpp"
-#include "tests/ws_model.hpp"
+#include "common/model/phase_model.hpp"
+#include "common/model/ws_model.hpp"
 
 namespace {
 
@@ -344,7 +344,7 @@ bool draw_tmem_vs_wgmma_fragment(Svg& svg) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// (c) mbarrier phases over time, replayed by the host model of tests/phase_model.hpp.
+// (c) mbarrier phases over time, replayed by the host model of common/model/phase_model.hpp.
 // ------------------------------------------------------------------------------------------------------
 const char* const kParityFill[2] = {"#cfe2f3", "#fce5cd"};  // a barrier's phase of parity 0 / parity 1
 const char* const kParityEdge[2] = {"#6d9eeb", "#e69138"};
@@ -767,7 +767,7 @@ bool draw_tile_order(Svg& svg) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// (e) Step 7's roles over time, replayed by the host model of tests/ws_model.hpp (both architectures).
+// (e) Step 7's roles over time, replayed by the host model of common/model/ws_model.hpp (both architectures).
 // ------------------------------------------------------------------------------------------------------
 using hg::model::WsArch;
 using hg::model::WsConfig;
@@ -1199,7 +1199,7 @@ bool table_phase_persistent_sweep(std::string& html) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// What a stale parity bit or a wrong byte count does: the timed simulations of tests/phase_model.hpp.
+// What a stale parity bit or a wrong byte count does: the timed simulations of common/model/phase_model.hpp.
 // ------------------------------------------------------------------------------------------------------
 using hg::model::Landing;
 using hg::model::ParityCase;

@@ -1,4 +1,4 @@
-// tests/phase_model.hpp: a host model of mbarrier phase parity, to test and document the waits of the
+// common/model/phase_model.hpp: a host model of mbarrier phase parity, to test and document the waits of the
 // step kernels without a GPU.
 //
 // An mbarrier counts arrivals, and bytes announced with expect_tx. When the expected number has arrived and
