@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """check_kernel_includes.py NVCC ROOT HEADER
 
-Compiles one step kernel header alone (a translation unit that includes nothing else, for the header's own
-architecture) and fails if the header does not compile by itself or pulls in anything but what a kernel
+Preprocesses one step kernel header alone (a translation unit that includes nothing else, for the header's own
+architecture) and reads the compiler's dependency list (nvcc -M; a fraction of a second, where a compile takes
+seconds). It fails if the header's includes do not resolve alone or if it pulls in anything but what a kernel
 needs: of the project's headers only common/{gemm.hpp, check.cuh, ptx.cuh, descriptors.hpp, hd.hpp,
 scheduler.hpp, tma.hpp, watchdog.cuh, cluster.hpp}; nothing of the command line, the verifier, the runner, the harness,
 the benchmark or the tests, and no cuBLAS header. HEADER is relative to ROOT, e.g. step5_pipeline/hgemm_sm90.cuh.
+That the header also compiles by itself is checked where it is compiled anyway: the PTX objects of
+tests/CMakeLists.txt compile each step's kernel headers alone, each header first in one of them.
 """
 import os
 import re
@@ -34,10 +37,6 @@ def main():
             sys.exit(f"FAIL: {header} does not preprocess alone")
         tokens = dep.stdout.replace("\\\n", " ").split()
         files = [os.path.realpath(t) for t in tokens if not t.endswith(":") and not t.endswith(".o")]
-        build = subprocess.run(base + ["-c", "-o", os.path.join(tmp, "alone.o"), tu], capture_output=True, text=True)
-        if build.returncode != 0:
-            print(build.stdout + build.stderr)
-            sys.exit(f"FAIL: {header} does not compile alone (it relies on something included before it)")
     bad = []
     project = []
     for path in files:
@@ -51,7 +50,7 @@ def main():
                 bad.append(rel)
         elif FORBIDDEN_SYSTEM.search(path):
             bad.append(path)
-    print(f"{header} compiles alone for sm_{arch} and includes: {', '.join(sorted(set(project)))}")
+    print(f"{header} alone, for sm_{arch}, includes: {', '.join(sorted(set(project)))}")
     if bad:
         for b in sorted(set(bad)):
             print(f"FAIL: {header} pulls in {b}, which a kernel does not need (harness, tests or cuBLAS)")
