@@ -3,7 +3,7 @@
 // The problem (Shape, GemmArgs), which instance of a kernel to build (Variant: the real one or a broken
 // one, and the ring depth), and what building it returns (a Launcher that only enqueues the kernel).
 // A step's kernel header includes this, the device helpers (ptx.cuh, descriptors.hpp, scheduler.hpp,
-// watchdog.cuh) and the TMA builder (tma.hpp); nothing of the command line, cuBLAS, the verifier or the
+// watchdog.cuh), the TMA builder (tma.hpp) and, from step 8 on, the pair launch (cluster.hpp); nothing of the command line, cuBLAS, the verifier or the
 // runner. The step's main.cu is where kernel and harness meet (common/runner.hpp).
 #pragma once
 
@@ -20,8 +20,8 @@ struct Shape {
   int64_t m = 0, n = 0, k = 0;
 };
 
-/// The tile every step computes: 128 x 128 outputs, 64 of K per load (64 fp16 = one 128-byte swizzle row).
-/// The shape rules of the command line are written in these units; each kernel names its own copies.
+/// The unit of the shape rules: 128 x 128 outputs, 64 of K per load (64 fp16 = one 128-byte swizzle row). Steps
+/// 1 to 7 compute tiles of this size; later steps compute larger tiles made of them (each kernel names its own).
 inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
 
 /// One GEMM problem on the device: D (M x N) = A (M x K) * B (N x K)^T, all row-major.

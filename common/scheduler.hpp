@@ -16,8 +16,8 @@
 namespace hg {
 
 struct TileCoord {
-  int m = 0;  ///< tile row: D rows m*128 .. m*128+127
-  int n = 0;  ///< tile column: D columns n*128 ..
+  int m = 0;  ///< tile row: D rows m*TILE_M .. +TILE_M-1, in the caller's tile size (128 up to step 7)
+  int n = 0;  ///< tile column: D columns n*TILE_N .. +TILE_N-1
 };
 
 /// Position of linear tile t (0 <= t < m_tiles * n_tiles) in the grouped order.

@@ -1,9 +1,9 @@
 // ======================================================================================================
-// Step 6 of 6 - persistent kernel, Hopper (sm_90a)                        step6_persistent/hgemm_sm90.cuh
+// Step 6 - persistent kernel, Hopper (sm_90a)                             step6_persistent/hgemm_sm90.cuh
 //
-// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
-//             -> step6_persistent. Each step changes one contract; read its from_previous.diff.
-//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step5_pipeline, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step6_persistent.md.
 //
@@ -37,7 +37,7 @@
 
 namespace step6::sm90 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction

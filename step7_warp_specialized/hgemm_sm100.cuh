@@ -1,10 +1,9 @@
 // ======================================================================================================
-// Step 7 of 9 - warp specialization, Blackwell (sm_100a)            step7_warp_specialized/hgemm_sm100.cuh
+// Step 7 - warp specialization, Blackwell (sm_100a)                 step7_warp_specialized/hgemm_sm100.cuh
 //
-// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
-//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
-//             Each step changes one contract; read its from_previous.diff.
-//             It follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step6_persistent, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step7_warp_specialized.md.
 //
@@ -45,7 +44,7 @@
 
 namespace step7::sm100 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction

@@ -1,9 +1,8 @@
 // ======================================================================================================
-// Step 8 of 9 - a pair of CTAs shares its operands, Blackwell (sm_100a)     step8_cluster/hgemm_sm100.cuh
+// Step 8 - a pair of CTAs shares its operands, Blackwell (sm_100a)          step8_cluster/hgemm_sm100.cuh
 //
-// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
-//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
-//             Each step changes one contract; read its from_previous.diff.
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step7_warp_specialized, and from_previous.diff shows what this one changes.
 //             The lesson of this step is told once, in docs/step8_cluster.md.
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).
@@ -43,7 +42,7 @@
 
 namespace step8::sm100 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA's outputs: 128 x 256, 64 of K per load
 constexpr int PAIR_M = 2 * BLK_M;                    // the pair's tile: 256 x 256; each CTA loads 128 rows of B

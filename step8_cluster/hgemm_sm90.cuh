@@ -1,9 +1,8 @@
 // ======================================================================================================
-// Step 8 of 9 - a pair of CTAs shares its operands, Hopper (sm_90a)           step8_cluster/hgemm_sm90.cuh
+// Step 8 - a pair of CTAs shares its operands, Hopper (sm_90a)                step8_cluster/hgemm_sm90.cuh
 //
-// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
-//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
-//             Each step changes one contract; read its from_previous.diff.
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step7_warp_specialized, and from_previous.diff shows what this one changes.
 //             The lesson of this step is told once, in docs/step8_cluster.md.
 //
 // This kernel does, in order:
@@ -42,7 +41,7 @@
 
 namespace step8::sm90 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction

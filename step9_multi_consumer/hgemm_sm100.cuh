@@ -1,9 +1,8 @@
 // ======================================================================================================
-// Step 9 of 9 - several consumers share each stage, Blackwell (sm_100a)  step9_multi_consumer/hgemm_sm100.cuh
+// Step 9 - several consumers share each stage, Blackwell (sm_100a)       step9_multi_consumer/hgemm_sm100.cuh
 //
-// The series: step1_single_tile -> step2_kloop -> step3_grid -> step4_tma -> step5_pipeline
-//             -> step6_persistent -> step7_warp_specialized -> step8_cluster -> step9_multi_consumer.
-//             Each step changes one contract; read its from_previous.diff.
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step8_cluster, and from_previous.diff shows what this one changes.
 //             The lesson of this step is told once, in docs/step9_multi_consumer.md.
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).
@@ -42,7 +41,7 @@
 
 namespace step9::sm100 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx, plus wgmma and elect.sync (common/ptx.cuh)
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one consumer's outputs per CTA: 128 x 256
 constexpr int kConsumers = 2;                        // consumer c: its own A rows, the shared B, TMEM 256c..

@@ -13,13 +13,13 @@
       A contract switch really removes its contract from the Hopper machine code, so that a switch the H200
       tolerates is tolerated by the hardware and not put back by the compiler. Compares the sm_90a SASS of
       STEP's real kernel (hg::Break::kNone) with the broken instance (hg::Break::ENUMERATOR, numbered by
-      its position in the enum of GEMM_HPP, as in the mangled names), at the default ring depth:
+      its position in the enum of GEMM_HPP, as in the mangled names), at ring depth 2 (every step with a ring has it):
         bar-sync            the real kernel has a BAR.SYNC (__syncthreads), the broken one none
         wgmma-wait-in-loop  the real kernel has a WARPGROUP.DEPBAR (wgmma.wait_group) between its last HGMMA
                             and the K-loop's backward branch, the broken one not
         bulk-wait           the real kernel waits for its TMA store (DEPBAR.LE SB0 after UTMASTG), the
                             broken one not
-STEP is the step number (1 to 6). Exit 0 when every check holds, 1 naming each failure.
+STEP is the step number (1, 2, ...). Exit 0 when every check holds, 1 naming each failure.
 """
 import re
 import subprocess
@@ -209,7 +209,7 @@ def sass_break_check(args):
     kernels = {}
     for name, code in sass_functions(cuobjdump, binary).get("sm_90a", {}).items():
         t = template_args(name, prefix)
-        if t is not None and t[0] in (None, 2):  # the default ring depth where the kernel has a ring
+        if t is not None and t[0] in (None, 2):  # ring depth 2, which every step with a ring offers
             kernels[t[1]] = code
     for n, what in ((0, "kNone"), (number, enumerator)):
         if not kernels.get(n):

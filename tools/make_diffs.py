@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate every step's from_previous.diff: what changed in both kernels since the previous step.
 
-    tools/make_diffs.py            rewrite step*/from_previous.diff (steps 2 to 6 that exist)
+    tools/make_diffs.py            rewrite step*/from_previous.diff (step 2 on)
     tools/make_diffs.py --check    exit 1, naming the stale files, if a committed diff is out of date
     tools/make_diffs.py --stats    table of changed lines per step and architecture: the plain unified diff
                                    of the current kernels, the diff this script writes, and the diff
