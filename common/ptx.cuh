@@ -160,9 +160,9 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 /// `id` (1..15; 0 is __syncthreads'), counting this warp. Orders shared-memory accesses like __syncthreads.
 /// An id the compiler cannot fold to a constant (one per consumer warpgroup: kEpilogueBar + consumer) lives in
 /// a register, and ptxas then reserves all 16 barrier ids (`-Xptxas -v`: "used 16 barriers"); harmless at one
-/// CTA per SM. Immediate ids chosen per consumer (two predicated bar.sync) were tried and measured: step 8's
-/// Hopper kernel ran 1.7% slower at 16384 x 4096 x 1024 on the H200 (ptxas brackets each predicated barrier
-/// with a WARPSYNC), so the kernels keep the register id.
+/// CTA per SM. Immediate ids chosen per consumer (two predicated bar.sync, or an if/else) were tried: ptxas
+/// brackets each predicated barrier with a WARPSYNC, and step 8's Hopper kernel ran measurably slower at short
+/// K on the H200, so the kernels keep the register id.
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
@@ -191,8 +191,8 @@ __device__ __forceinline__ uint32_t mapa_shared_cluster(const void* local, uint3
 /// mbarrier.arrive on the barrier at the same shared-memory offset as `local` in CTA `rank` of the cluster
 /// (mapa_shared_cluster), with the default semantics, .release at .cta scope (PTX ISA "mbarrier.arrive").
 /// Why not .release.cluster: on sm_90a that form is compiled to a MEMBAR.ALL.GPU before the arrive, which
-/// waits for the warp's outstanding memory operations; step 8's Hopper consumers ran at 273 instead of 592
-/// TFLOP/s with it (H200, 4096^3). The arrive announces that reads (wgmma, tcgen05.ld) are complete; a
+/// waits for the warp's outstanding memory operations, in every K tile (docs/step8_cluster.md measures it). The
+/// arrive announces that reads (wgmma, tcgen05.ld) are complete; a
 /// release at CTA scope to a thread of another CTA is what CUTLASS and DeepGEMM do too, established practice
 /// rather than a guarantee of the PTX memory model (docs/step8_cluster.md, "the remote arrive").
 __device__ __forceinline__ void mbarrier_arrive_remote(const uint64_t* local, uint32_t rank) {

@@ -49,7 +49,7 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
-constexpr int kMmaWarp = 4, kProducerWarp = 7;       // warps 0 and 3 of warpgroup 1, as in the original
+constexpr int kMmaWarp = 4, kProducerWarp = 7;       // in warpgroup 1: warpgroup 0 is the epilogue's
 __device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 0: thread t reads TMEM lane t
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate (a power of 2, at least 32): two 128 x 128 fp32 accumulators, 128 columns each.
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the init (generic proxy) for the async proxy, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier

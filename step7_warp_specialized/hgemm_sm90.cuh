@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       m_st = scheduler.current().m * BLK_M;
       n_st = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
-      const bool next_tile = scheduler.tile + int(gridDim.x) < M_TILES * N_TILES;
+      const bool has_next_tile = scheduler.tile + int(gridDim.x) < M_TILES * N_TILES;
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
-      if (next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
+      if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
       it += K_TILES;  // skip the other consumer's next tile on the ring

@@ -49,7 +49,7 @@ constexpr int PAIR_M = 2 * BLK_M;                    // the pair's tile: 256 x 2
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
-constexpr int kMmaWarp = 4, kProducerWarp = 7;       // warps 0 and 3 of warpgroup 1, as in the original
+constexpr int kMmaWarp = 4, kProducerWarp = 7;       // in warpgroup 1: warpgroup 0 is the epilogue's
 __device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 0: thread t reads TMEM lane t
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate in each CTA (cta_group::2): two accumulators of 256 fp32 columns: all 512.
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the init (generic proxy) for the async proxy, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
   ptx::barrier_cluster_wait(ptx::sem_acquire);

@@ -58,7 +58,7 @@ constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
 // (an elected thread after wgmma.wait_group; the warpgroup's wgmma have then read the stage).
 __device__ constexpr uint32_t kEmptyArrivals = 2;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
-constexpr int B_HALF = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 64
+constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 64
 
 // Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
 constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumer, per stage
@@ -74,7 +74,7 @@ template <int PIPE_DEPTH>
 constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBytes + 1024;  // + slack to align the base
 // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: as in step 7
-__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_HALF * BLK_K) * 2;  // 24576: this CTA's loads only
+__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 24576: this CTA's loads only
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 
 // PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
@@ -142,13 +142,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           // producers write into it. A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_HALF};  // this CTA's half of B
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a,
                                     a_coords, &full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 64 * rank of the stage's B tile; 64 rows of
           // 128 bytes = 8 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                    Bs + stage * kTileBytes + rank * (B_HALF * BLK_K * 2), &tmap_b, b_coords,
+                                    Bs + stage * kTileBytes + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
                                     &full_bar[stage], kPairMask);
           // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in,
           // 8192 of them sent by the peer.
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
       n_st = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
-      const bool next_tile = scheduler.tile + num_clusters < PAIR_ROWS * N_TILES;
+      const bool has_next_tile = scheduler.tile + num_clusters < PAIR_ROWS * N_TILES;
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
@@ -217,13 +217,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one: the tensor core always has the next K
         // tile queued, and the previous group's stage has been read, so it can go back to the producer.
         ptx::wgmma_wait_group<1>();
-        // One thread per warpgroup (step 7: lane 0 of each warp): a wgmma is one warpgroup-wide operation,
-        // complete for all four warps when this thread's wait returns (CUTLASS's PipelineTmaAsync releases the
-        // same way). Measured on the H200: one arrival per warp, local and remote, was 5% slower.
+        // One thread per warpgroup: a wgmma is one warpgroup-wide operation, complete for all four warps when
+        // this thread's wait returns (CUTLASS's PipelineTmaAsync releases the same way), and every arrival here
+        // is also one remote arrive to the peer.
         if (i > 0 && ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
-      if (next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
+      if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       it += K_TILES;  // skip the other consumer's next tile on the ring

@@ -50,7 +50,7 @@ constexpr int CLUSTER_M = kConsumers * PAIR_M;       // the pair's tile: 512 x 2
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
-constexpr int kMmaWarp = 8, kProducerWarp = 11;      // warps 0 (and 1) and 3 of warpgroup 2, as in the original
+constexpr int kMmaWarp = 8, kProducerWarp = 11;      // in warpgroup 2: warpgroups 0 and 1 are the epilogues
 __device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
 __device__ constexpr uint32_t kTmemCols = kConsumers * BLK_N;
@@ -58,7 +58,7 @@ __device__ constexpr uint32_t kEmptyArrivals = kConsumers;  // one multicast com
 __device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // every thread of epilogue c, both CTAs
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
-constexpr int kEpiCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
+constexpr int kDBoxCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
 
 // Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
 constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
@@ -67,7 +67,7 @@ constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilog
 constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
 constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one 128-row A block or B part: 16 KiB
-constexpr int kDBoxBytes = BLK_M * kEpiCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
+constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
 constexpr int kSmemA = 1024;                        // A blocks [PIPE_DEPTH][2][128 rows][64 K] fp16, swizzled
 template <int PIPE_DEPTH>
 constexpr int kSmemB = kSmemA + PIPE_DEPTH * kConsumers * kTileBytes;  // B [PIPE_DEPTH][128][64] fp16, swizzled
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
   }
-  ptx::fence_proxy_async(ptx::space_shared);                    // the original's order: proxy fence, then
+  ptx::fence_proxy_async(ptx::space_shared);                    // the init (generic proxy) for the async proxy, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
   ptx::barrier_cluster_wait(ptx::sem_acquire);
@@ -229,11 +229,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       // --- Wait for the accumulator (consumer c's multicast commit reached our acc_full_bar[c] too) ----------
       ptx::mbarrier_wait_parity(&acc_full_bar[c], tile_no & 1);  // the tile's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
-      for (int chunk = 0; chunk < BLK_N / kEpiCols; ++chunk) {
-        uint32_t acc_regs[kEpiCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
-        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kEpiCols));
+      for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk) {
+        uint32_t acc_regs[kDBoxCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kDBoxCols));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
-        if (chunk == BLK_N / kEpiCols - 1) {
+        if (chunk == BLK_N / kDBoxCols - 1) {
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
           // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
           ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
 #pragma unroll
-        for (int j = 0; j < kEpiCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+        for (int j = 0; j < kDBoxCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
           uint4 packed;
           __half2* h2 = reinterpret_cast<__half2*>(&packed);
 #pragma unroll
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
         if (storer) {
-          const int32_t d_coords[2] = {n_st + chunk * kEpiCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {n_st + chunk * kDBoxCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
           ptx::cp_async_bulk_commit_group();
         }
@@ -293,7 +293,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
                                      kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);
-  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kEpiCols);
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
   return [=](cudaStream_t stream) {
     hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,

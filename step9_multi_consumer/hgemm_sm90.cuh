@@ -60,7 +60,7 @@ constexpr uint32_t kEpilogueBar = 1;
 // warpgroup of each CTA, 2 x 2.
 __device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
-constexpr int B_HALF = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
+constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
 
 // Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
 constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumers, per stage
@@ -79,7 +79,7 @@ template <int PIPE_DEPTH>
 constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBoxes * kDBoxBytes + 1024;  // + alignment slack
 // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
-__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_HALF * BLK_K) * 2;  // 32768: this CTA's loads only
+__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 32768: this CTA's loads only
 
 // PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). Each stage costs
 // 48 KiB; with the 32 KiB of staging boxes, 4 stages fill the 227 KiB a CTA may use.
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
   // The scheduler hands out PAIR tiles, now 256 x 256: pair tile `cluster_id`, then every num_clusters-th one,
-  // in L2 groups of 8 pair rows (16 rows of 128; measured about 1% faster than step 8's 4 at 4096^3). CTA `rank`
+  // in L2 groups of 8 pair rows (16 rows of 128: the pairs in flight share 16 bands of A). CTA `rank`
   // computes D[m_st..+127][n_st..+255], the pair's upper (rank 0) or lower (rank 1) tile. M and N need only be
   // multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows) and outputs
   // there are never written (TMA clips the store).
@@ -147,13 +147,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           // A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_HALF};  // this CTA's half of B
+          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kATileBytes, &tmap_a,
                                     a_coords, &full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
           // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                    Bs + stage * kBTileBytes + rank * (B_HALF * BLK_K * 2), &tmap_b, b_coords,
+                                    Bs + stage * kBTileBytes + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
                                     &full_bar[stage], kPairMask);
           // Arrive once and announce the bytes: the phase completes when the arrival AND 49152 bytes are in,
           // 16384 of them sent by the peer.
@@ -290,7 +290,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
-  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_HALF, BLK_K);  // half a B tile per CTA
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);  // half a B tile per CTA
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
   return [=](cudaStream_t stream) {
