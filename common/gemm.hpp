@@ -3,8 +3,9 @@
 // The problem (Shape, GemmArgs), which instance of a kernel to build (Variant: the real one or a broken
 // one, and the ring depth), and what building it returns (a Launcher that only enqueues the kernel).
 // A step's kernel header includes this, the device helpers (ptx.cuh, descriptors.hpp, scheduler.hpp,
-// watchdog.cuh), the TMA builder (tma.hpp) and, from step 8 on, the pair launch (cluster.hpp); nothing of the command line, cuBLAS, the verifier or the
-// runner. The step's main.cu is where kernel and harness meet (common/runner.hpp).
+// watchdog.cuh), the TMA builder (tma.hpp) and, from step 8 on, the pair launch (cluster.hpp); nothing of the
+// command line, cuBLAS, the verifier or the runner. The step's spec, which CMake generates from steps.json, is
+// where kernel and harness meet (common/runner.hpp).
 #pragma once
 
 #include <cuda_fp16.h>

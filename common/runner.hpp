@@ -1,7 +1,8 @@
-// common/runner.hpp: the verify binary every step shares. A step's main.cu describes the step in a StepSpec
-// (its name, natural shape, shape rule, the prepare functions of its two kernels, its --break switches and
-// ring depths) and hands it to run_step, which does everything else: the command line, finding a GPU,
-// inputs, the launch, verification against the reference GEMM, --save and --bench.
+// common/runner.hpp: the verify binary every step shares. A step is described by a StepSpec (its name,
+// natural shape, shape rule, the prepare functions of its two kernels, its --break switches and ring depths),
+// which CMake generates from the step's entry in steps.json as stepN::spec(); the step's main.cu hands it to
+// run_step, which does everything else: the command line, finding a GPU, inputs, the launch, verification
+// against the reference GEMM, --save and --bench.
 #pragma once
 
 #include <vector>
@@ -20,6 +21,7 @@ struct StepSpec {
   PrepareFn prepare_sm100;     ///< Blackwell kernel
   std::vector<Break> breaks;   ///< the contract switches this step offers (--break)
   std::vector<int> pipe_depths = {};  ///< ring depths --pipe-depth accepts, default first; empty: no ring
+  const char* label = "";             ///< a few words for the benchmark's table
 };
 
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,

@@ -1,13 +1,8 @@
-// step2_kloop: verify binary. Run with --help for the flags.
-// What this step teaches: docs/step2_kloop.md.
+// step2_kloop: verify binary. Run with --help for the flags. What this step teaches: docs/step2_kloop.md.
+// What the binary knows of the step (name, shape, switches, ring depths) is its entry in steps.json; CMake
+// compiles that entry and the step's two kernels once, as step2::spec(), for this binary and the benchmark.
 #include "common/runner.hpp"
-#include "step2_kloop/hgemm_sm100.cuh"
-#include "step2_kloop/hgemm_sm90.cuh"
 
-int main(int argc, char** argv) {
-  const hg::StepSpec spec{"step2_kloop", "a loop over K into one accumulator; the mbarrier phase flips",
-                          {128, 128, 4096}, hg::ShapeRule::kSingleOutputTile,
-                          step2::sm90::prepare, step2::sm100::prepare,
-                          {hg::Break::kNoPhaseFlip, hg::Break::kNoWgmmaWait}};
-  return hg::run_step(spec, argc, argv);
-}
+namespace step2 { hg::StepSpec spec(); }
+
+int main(int argc, char** argv) { return hg::run_step(step2::spec(), argc, argv); }

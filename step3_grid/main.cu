@@ -1,13 +1,8 @@
-// step3_grid: verify binary. Run with --help for the flags.
-// What this step teaches: docs/step3_grid.md.
+// step3_grid: verify binary. Run with --help for the flags. What this step teaches: docs/step3_grid.md.
+// What the binary knows of the step (name, shape, switches, ring depths) is its entry in steps.json; CMake
+// compiles that entry and the step's two kernels once, as step3::spec(), for this binary and the benchmark.
 #include "common/runner.hpp"
-#include "step3_grid/hgemm_sm100.cuh"
-#include "step3_grid/hgemm_sm90.cuh"
 
-int main(int argc, char** argv) {
-  const hg::StepSpec spec{"step3_grid", "a 2D grid of CTAs, one per 128 x 128 output tile",
-                          {2048, 2048, 2048}, hg::ShapeRule::kTiled,
-                          step3::sm90::prepare, step3::sm100::prepare,
-                          {hg::Break::kSwapTileOffsets}};
-  return hg::run_step(spec, argc, argv);
-}
+namespace step3 { hg::StepSpec spec(); }
+
+int main(int argc, char** argv) { return hg::run_step(step3::spec(), argc, argv); }

@@ -1,13 +1,8 @@
-// step4_tma: verify binary. Run with --help for the flags.
-// What this step teaches: docs/step4_tma.md.
+// step4_tma: verify binary. Run with --help for the flags. What this step teaches: docs/step4_tma.md.
+// What the binary knows of the step (name, shape, switches, ring depths) is its entry in steps.json; CMake
+// compiles that entry and the step's two kernels once, as step4::spec(), for this binary and the benchmark.
 #include "common/runner.hpp"
-#include "step4_tma/hgemm_sm100.cuh"
-#include "step4_tma/hgemm_sm90.cuh"
 
-int main(int argc, char** argv) {
-  const hg::StepSpec spec{"step4_tma", "TMA loads and stores; the loads complete on an mbarrier",
-                          {4096, 4096, 4096}, hg::ShapeRule::kTiled,
-                          step4::sm90::prepare, step4::sm100::prepare,
-                          {hg::Break::kShortExpectTx, hg::Break::kNoStoreWait, hg::Break::kNoWgmmaWait}};
-  return hg::run_step(spec, argc, argv);
-}
+namespace step4 { hg::StepSpec spec(); }
+
+int main(int argc, char** argv) { return hg::run_step(step4::spec(), argc, argv); }

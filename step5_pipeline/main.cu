@@ -1,15 +1,8 @@
-// step5_pipeline: verify binary. Run with --help for the flags.
-// What this step teaches: docs/step5_pipeline.md.
-#include "common/pipe_depths.hpp"
+// step5_pipeline: verify binary. Run with --help for the flags. What this step teaches: docs/step5_pipeline.md.
+// What the binary knows of the step (name, shape, switches, ring depths) is its entry in steps.json; CMake
+// compiles that entry and the step's two kernels once, as step5::spec(), for this binary and the benchmark.
 #include "common/runner.hpp"
-#include "step5_pipeline/hgemm_sm100.cuh"
-#include "step5_pipeline/hgemm_sm90.cuh"
 
-int main(int argc, char** argv) {
-  const hg::StepSpec spec{"step5_pipeline", "a ring of PIPE_DEPTH SMEM stages: loads run ahead of the MMA",
-                          {4096, 4096, 4096}, hg::ShapeRule::kTiled,
-                          step5::sm90::prepare, step5::sm100::prepare,
-                          {hg::Break::kNoTmaPhaseFlip, hg::Break::kNoWgmmaWait},
-                          /*pipe_depths=*/hg::pipe_depths::step5()};
-  return hg::run_step(spec, argc, argv);
-}
+namespace step5 { hg::StepSpec spec(); }
+
+int main(int argc, char** argv) { return hg::run_step(step5::spec(), argc, argv); }

@@ -1,5 +1,5 @@
-// tools/hgemm_bench.cu: the benchmark ladder. Steps 3 to 9 and cuBLAS, timed in one process per run, on
-// the same rotating random-normal inputs, each step verified before it is timed.
+// tools/hgemm_bench.cu: the benchmark ladder. The registry's ladder steps (steps.json) and cuBLAS, timed in
+// one process per run on the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
 //   ./build/hgemm_bench --out docs/results      # 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024
@@ -27,48 +27,12 @@
 #include <vector>
 
 #include "common/harness.cuh"
-#include "common/pipe_depths.hpp"
 #include "common/reference.cuh"
-// Every step's kernels live in their own namespaces (step3::sm90, ...), so all seven steps share this
-// translation unit as they are.
-#include "step3_grid/hgemm_sm100.cuh"
-#include "step3_grid/hgemm_sm90.cuh"
-#include "step4_tma/hgemm_sm100.cuh"
-#include "step4_tma/hgemm_sm90.cuh"
-#include "step5_pipeline/hgemm_sm100.cuh"
-#include "step5_pipeline/hgemm_sm90.cuh"
-#include "step6_persistent/hgemm_sm100.cuh"
-#include "step6_persistent/hgemm_sm90.cuh"
-#include "step7_warp_specialized/hgemm_sm100.cuh"
-#include "step7_warp_specialized/hgemm_sm90.cuh"
-#include "step8_cluster/hgemm_sm100.cuh"
-#include "step8_cluster/hgemm_sm90.cuh"
-#include "step9_multi_consumer/hgemm_sm100.cuh"
-#include "step9_multi_consumer/hgemm_sm90.cuh"
+// The steps of the ladder, from the registry (steps.json): each step's kernels are compiled once, into the
+// spec this binary links (CMakeLists.txt generates ladder.hpp and the specs).
+#include "ladder.hpp"
 
 namespace {
-
-struct LadderStep {
-  const char* name;
-  const char* what;
-  hg::PrepareFn sm90, sm100;
-  int pipe_depth = 0;  ///< the ring depth the step's binary runs by default (common/pipe_depths.hpp); 0: no ring
-};
-
-const LadderStep kLadder[] = {
-    {"step3_grid", "2D grid, thread copies", step3::sm90::prepare, step3::sm100::prepare},
-    {"step4_tma", "TMA loads and stores", step4::sm90::prepare, step4::sm100::prepare},
-    {"step5_pipeline", "2-stage SMEM ring", step5::sm90::prepare, step5::sm100::prepare,
-     hg::pipe_depths::step5().front()},
-    {"step6_persistent", "persistent CTAs, L2-grouped", step6::sm90::prepare, step6::sm100::prepare,
-     hg::pipe_depths::step6().front()},
-    {"step7_warp_specialized", "warp roles, overlapped epilogue", step7::sm90::prepare, step7::sm100::prepare,
-     hg::pipe_depths::step7().front()},
-    {"step8_cluster", "CTA pairs share operands", step8::sm90::prepare, step8::sm100::prepare,
-     hg::pipe_depths::step8().front()},
-    {"step9_multi_consumer", "two consumers share a stage", step9::sm90::prepare, step9::sm100::prepare,
-     hg::pipe_depths::step9().front()},
-};
 
 struct Args {
   std::vector<hg::Shape> shapes;
@@ -201,7 +165,8 @@ int run(const Args& args) {
   std::vector<Row> rows;
   std::vector<Sample> samples;  // every timed launch, for <out>/samples.csv
   bool all_verified = true;
-  const int total = int(args.shapes.size() * (std::size(kLadder) + 1));
+  const std::vector<hg::StepSpec> ladder = hg::ladder_steps();
+  const int total = int(args.shapes.size() * (ladder.size() + 1));
   int done = 0;
   auto progress = [&](const hg::Shape& s, const char* who, const char* what) {
     std::fprintf(stderr, "[%2d/%d] %lldx%lldx%lld %-22s %s\n", ++done, total, (long long)s.m, (long long)s.n,
@@ -220,13 +185,15 @@ int run(const Args& args) {
     std::vector<Row> shape_rows;
     std::vector<std::function<void(int)>> timed;  // one per verified row, in row order
     std::vector<size_t> timed_row;
-    std::vector<std::vector<hg::Launcher>> launchers(std::size(kLadder));
-    for (size_t li = 0; li < std::size(kLadder); ++li) {
-      const LadderStep& step = kLadder[li];
+    std::vector<std::vector<hg::Launcher>> launchers(ladder.size());
+    for (size_t li = 0; li < ladder.size(); ++li) {
+      const hg::StepSpec& step = ladder[li];
       progress(s, step.name, "verify");
-      const hg::PrepareFn prepare = blackwell ? step.sm100 : step.sm90;
-      const hg::Variant variant{hg::Break::kNone, step.pipe_depth};
-      Row r{s, step.name, step.what};
+      const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
+      // The step's default ring depth (its binary's); a step without a ring ignores it.
+      const hg::Variant variant{hg::Break::kNone, step.pipe_depths.empty() ? hg::Variant{}.pipe_depth
+                                                                             : step.pipe_depths.front()};
+      Row r{s, step.name, step.label};
       const hg::VerifyReport rep = hg::run_and_verify(
           [&](const hg::GemmArgs& g) {
             prepare(g, variant)(stream.s);

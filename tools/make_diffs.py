@@ -24,9 +24,10 @@ import pathlib
 import subprocess
 import sys
 
-STEPS = ["step1_single_tile", "step2_kloop", "step3_grid", "step4_tma", "step5_pipeline", "step6_persistent",
-         "step7_warp_specialized", "step8_cluster",
-         "step9_multi_consumer"]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import registry  # noqa: E402  (tools/registry.py: the steps of steps.json)
+
+STEPS = registry.steps()
 # (file, section title), in the order the sections appear in from_previous.diff.
 KERNELS = [("hgemm_sm100.cuh", "Blackwell (sm_100a)"), ("hgemm_sm90.cuh", "Hopper (sm_90a)")]
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -23,11 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 PROFILE_BEGIN_RE = re.compile(r"<!-- profile:begin( [a-z0-9_]+)? -->")
 PROFILE_END = "<!-- profile:end -->"
-LADDER = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent", "step7_warp_specialized",
-          "step8_cluster", "step9_multi_consumer"]
-COLORS = {"step3_grid": "#9ecae1", "step4_tma": "#6baed6", "step5_pipeline": "#3182bd",
-          "step6_persistent": "#08519c", "step7_warp_specialized": "#08306b",
-          "step8_cluster": "#54278f", "step9_multi_consumer": "#3f007d", "cublas": "#fd8d3c"}
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import registry  # noqa: E402  (tools/registry.py: the steps of steps.json)
+
+LADDER = registry.ladder()
+COLORS = {**registry.colors(), "cublas": "#fd8d3c"}
 
 
 def load(results_dir):

@@ -24,8 +24,10 @@ import sys
 import time
 
 SHAPES = [(4096, 4096, 4096), (16384, 4096, 1024)]  # the second: short K (16 K tiles), 4096 output tiles
-STEPS = ["step3_grid", "step4_tma", "step5_pipeline", "step6_persistent", "step7_warp_specialized",
-         "step8_cluster", "step9_multi_consumer"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import registry  # noqa: E402  (tools/registry.py: the steps of steps.json)
+
+STEPS = registry.ladder()
 KERNEL = "regex:hgemm_kernel"
 CUBLAS = "regex:nvjet|xmma|cutlass"  # cuBLAS 13's GEMM kernels (nvjet_...); never our hgemm_kernel
 
