@@ -13,6 +13,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace hg {
 
@@ -67,5 +70,30 @@ using Launcher = std::function<void(cudaStream_t)>;
 
 /// Builds the launcher of one instance of a step's kernel for one problem.
 using PrepareFn = Launcher (*)(const GemmArgs&, const Variant&);
+
+/// From a run-time --break to a template instance: calls make(std::integral_constant<Break, B>{}) for the B of
+/// BREAKS that equals `brk`, so that a kernel's prepare() lists its switches once and instantiates one kernel
+/// per switch (make reads the switch as the static member value of its argument's type). Throws for a switch
+/// the kernel does not have.
+template <Break... BREAKS, typename Make>
+Launcher dispatch_break(Break brk, Make&& make) {
+  Launcher out;
+  const bool found = ((brk == BREAKS && (out = make(std::integral_constant<Break, BREAKS>{}), true)) || ...);
+  if (!found) throw std::invalid_argument("this kernel has no instance for that --break switch");
+  return out;
+}
+
+/// The same for the ring depth (--pipe-depth): one instance per depth of DEPTHS.
+template <int... DEPTHS, typename Make>
+Launcher dispatch_depth(int depth, Make&& make) {
+  Launcher out;
+  const bool found = ((depth == DEPTHS && (out = make(std::integral_constant<int, DEPTHS>{}), true)) || ...);
+  if (!found) {
+    std::string offered;
+    ((offered += (offered.empty() ? "" : ", ") + std::to_string(DEPTHS)), ...);
+    throw std::invalid_argument("PIPE_DEPTH must be one of " + offered + ", got " + std::to_string(depth));
+  }
+  return out;
+}
 
 }  // namespace hg

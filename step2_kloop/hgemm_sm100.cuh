@@ -184,11 +184,10 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 
 /// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  switch (v.brk) {
-    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
-    case hg::Break::kNoPhaseFlip: return prepare_variant<hg::Break::kNoPhaseFlip>(g);
-    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
-  }
+  using B = hg::Break;
+  return hg::dispatch_break<B::kNone, B::kNoPhaseFlip>(v.brk, [&](auto brk) {
+    return prepare_variant<decltype(brk)::value>(g);
+  });
 }
 
 }  // namespace step2::sm100

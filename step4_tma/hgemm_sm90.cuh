@@ -184,13 +184,11 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 
 /// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  switch (v.brk) {
-    case hg::Break::kNone: return prepare_variant<hg::Break::kNone>(g);
-    case hg::Break::kShortExpectTx: return prepare_variant<hg::Break::kShortExpectTx>(g);
-    case hg::Break::kNoStoreWait: return prepare_variant<hg::Break::kNoStoreWait>(g);
-    case hg::Break::kNoWgmmaWait: return prepare_variant<hg::Break::kNoWgmmaWait>(g);  // step 2's, racing a TMA load
-    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
-  }
+  using B = hg::Break;
+  // kNoWgmmaWait: step 2's, racing a TMA load.
+  return hg::dispatch_break<B::kNone, B::kShortExpectTx, B::kNoStoreWait, B::kNoWgmmaWait>(v.brk, [&](auto brk) {
+    return prepare_variant<decltype(brk)::value>(g);
+  });
 }
 
 }  // namespace step4::sm90

@@ -251,25 +251,15 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The broken variants of one ring depth (--break).
-template <int PIPE_DEPTH>
-hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
-    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
-    case hg::Break::kNoTmaPhaseFlip: return prepare_variant<PIPE_DEPTH, hg::Break::kNoTmaPhaseFlip>(g);
-    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
-  }
-}
-
 /// The instance the verify binary asks for: PIPE_DEPTH 2, 3 or 4 (--pipe-depth), the real kernel
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  switch (v.pipe_depth) {
-    case 2: return prepare_depth<2>(g, v.brk);
-    case 3: return prepare_depth<3>(g, v.brk);
-    case 4: return prepare_depth<4>(g, v.brk);
-    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
-  }
+  using B = hg::Break;
+  return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
+    return hg::dispatch_break<B::kNone, B::kNoTmaPhaseFlip>(v.brk, [&](auto brk) {
+      return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);
+    });
+  });
 }
 
 }  // namespace step5::sm100

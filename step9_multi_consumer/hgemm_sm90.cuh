@@ -299,30 +299,17 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The broken variants of one ring depth (--break).
-template <int PIPE_DEPTH>
-hg::Launcher prepare_depth(const hg::GemmArgs& g, hg::Break brk) {
-  switch (brk) {
-    case hg::Break::kNone: return prepare_variant<PIPE_DEPTH, hg::Break::kNone>(g);
-    case hg::Break::kShortEmptyCount: return prepare_variant<PIPE_DEPTH, hg::Break::kShortEmptyCount>(g);
-    case hg::Break::kNoEmptyWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoEmptyWait>(g);
-    case hg::Break::kOneHalfBytes: return prepare_variant<PIPE_DEPTH, hg::Break::kOneHalfBytes>(g);
-    case hg::Break::kNoExitClusterSync: return prepare_variant<PIPE_DEPTH, hg::Break::kNoExitClusterSync>(g);
-    // Step 4's, where the staging boxes are reused:
-    case hg::Break::kNoStoreWait: return prepare_variant<PIPE_DEPTH, hg::Break::kNoStoreWait>(g);
-    default: throw std::invalid_argument("this kernel has no instance for that --break switch");
-  }
-}
-
 /// The instance the verify binary asks for: PIPE_DEPTH 2 to 4 (--pipe-depth; 5 stages of 48 KiB do not fit),
 /// the real kernel (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  switch (v.pipe_depth) {
-    case 2: return prepare_depth<2>(g, v.brk);
-    case 3: return prepare_depth<3>(g, v.brk);
-    case 4: return prepare_depth<4>(g, v.brk);
-    default: throw std::invalid_argument("PIPE_DEPTH must be 2, 3 or 4");
-  }
+  using B = hg::Break;
+  // kNoStoreWait: step 4's, where the staging boxes are reused.
+  return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
+    return hg::dispatch_break<B::kNone, B::kShortEmptyCount, B::kNoEmptyWait, B::kOneHalfBytes, B::kNoExitClusterSync,
+                              B::kNoStoreWait>(v.brk, [&](auto brk) {
+      return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);
+    });
+  });
 }
 
 }  // namespace step9::sm90
