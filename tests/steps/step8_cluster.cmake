@@ -1,0 +1,28 @@
+# step8_cluster's tests. CTA pairs (clusters of two): cluster barriers around the pair's life and remote
+# arrives through mapa. Blackwell: the pair MMA (cta_group::2) and its TMEM allocation, loads counted on the
+# leader's barrier (.cta_group::2), commits multicast to both CTAs; Hopper: the shared operand's TMA multicast.
+# Neither may arrive with .release.cluster in its loops: on sm_90a that compiles to a MEMBAR.ALL.GPU in every
+# K tile (docs/step8_cluster.md measures what it cost; common/ptx.cuh, mbarrier_arrive_remote).
+set(HG_PTX_sm_100a_step8_cluster ${HG_PTX_sm_100a_step7_warp_specialized} tcgen05.mma.cta_group::2
+  tcgen05.alloc.cta_group::2 .multicast::cluster mbarrier::complete_tx::bytes.cta_group::2 barrier.cluster.arrive
+  mapa.shared::cluster mbarrier.arrive.shared::cluster)
+set(HG_PTX_sm_90a_step8_cluster ${HG_PTX_sm_90a_step7_warp_specialized} .multicast::cluster barrier.cluster.arrive
+  mapa.shared::cluster mbarrier.arrive.shared::cluster)
+set(HG_PTX_FORBID_step8_cluster mbarrier.arrive.release.cluster)
+# The Hopper kernel's TMA loads multicast; the Blackwell MMA is the two-CTA form.
+set(HG_SASS_step8_cluster sm_90a=USETMAXREG sm_90a=MULTICAST sm_100a=2CTA)
+hg_cli_test(step8_cluster/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step8_cluster> --k 100)
+# The same shapes in CTA pairs (on an H200: 66 pairs). 1920x1536 has 15 tile rows, 384x256 three and 128x128
+# one: the last pair row's lower tile lies wholly below M (zeros in, nothing stored) and must not disturb its
+# partner; 1280x4096 ends in a partial L2 group of pair rows; 256x256 gives 2 pair tiles to 66 pairs.
+hg_persistent_runs(step8_cluster)
+hg_ring_runs(step8_cluster 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)
+hg_ring_runs(step8_cluster one_tile_128x128x64 --m 128 --n 128 --k 64)
+hg_step_runs(step8_cluster 16384x4096x1024 --m 16384 --n 4096 --k 1024)
+hg_break_test(step8_cluster one-half-bytes --init int)     # the peer's half of B is not waited for
+hg_break_test(step8_cluster no-empty-wait --init int)
+hg_break_test(step8_cluster no-acc-empty-wait --init int)  # Blackwell only: skipped on Hopper
+hg_break_test(step8_cluster no-store-wait --init int --m 4096 --n 4096 --k 64)
+hg_break_test(step8_cluster no-exit-cluster-sync --observe --init int --m 2048 --n 2048 --k 64)  # tolerated
+hg_sanitizer_test(step8_cluster "" --init int --m 2304 --n 2048 --k 192)
+hg_sanitizer_test(step8_cluster "odd_tile_rows/" --init int --m 384 --n 256 --k 320)

@@ -1,0 +1,27 @@
+# step9_multi_consumer's tests. Two consumers share each stage. Hopper: both consumer warpgroups issue wgmma
+# m64n256k16 on every tile, so there are no turn barriers (bar.arrive) and no m64n128k16 any more; Blackwell:
+# step 8's instructions, for two MMA warps.
+set(HG_PTX_sm_100a_step9_multi_consumer ${HG_PTX_sm_100a_step8_cluster})
+set(HG_PTX_sm_90a_step9_multi_consumer ${HG_PTX_sm_90a_step8_cluster})
+list(REMOVE_ITEM HG_PTX_sm_90a_step9_multi_consumer bar.arrive)
+list(APPEND HG_PTX_sm_90a_step9_multi_consumer wgmma.mma_async.sync.aligned.m64n256k16)
+set(HG_PTX_FORBID_step9_multi_consumer mbarrier.arrive.release.cluster bar.arrive m64n128k16)
+set(HG_SASS_step9_multi_consumer ${HG_SASS_step8_cluster})
+hg_cli_test(step9_multi_consumer/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step9_multi_consumer>
+            --k 100)
+# The same shapes with 128 x 256 tiles per CTA (Blackwell: 512 x 256 per pair), plus N an odd number of
+# 128-column halves (640: the last tile's right half lies beyond N) with an odd number of tile rows.
+hg_persistent_runs(step9_multi_consumer)
+hg_ring_runs(step9_multi_consumer 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)
+hg_ring_runs(step9_multi_consumer one_tile_128x128x64 --m 128 --n 128 --k 64)
+hg_ring_runs(step9_multi_consumer half_tiles_1152x640x192 --m 1152 --n 640 --k 192)
+hg_step_runs(step9_multi_consumer 16384x4096x1024 --m 16384 --n 4096 --k 1024)
+hg_step_runs(step9_multi_consumer 4096x14336x4096 --m 4096 --n 14336 --k 4096)
+hg_break_test(step9_multi_consumer short-empty-count --init int)  # surplus releases free a stage early
+hg_break_test(step9_multi_consumer one-half-bytes --init int)
+hg_break_test(step9_multi_consumer no-empty-wait --init int)
+hg_break_test(step9_multi_consumer no-acc-empty-wait --init int)  # Blackwell only: skipped on Hopper
+hg_break_test(step9_multi_consumer no-store-wait --init int --m 4096 --n 4096 --k 64)
+hg_break_test(step9_multi_consumer no-exit-cluster-sync --observe --init int --m 2048 --n 2048 --k 64)  # tolerated
+hg_sanitizer_test(step9_multi_consumer "" --init int --m 2304 --n 2048 --k 192)
+hg_sanitizer_test(step9_multi_consumer "half_tiles/" --init int --m 384 --n 384 --k 320)
