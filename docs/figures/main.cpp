@@ -1,0 +1,114 @@
+// docs/figures/main.cpp: draws the figures of the documentation as SVG files, and writes its generated tables
+// as HTML fragments, all computed from the code. Each page's figures and tables live in a file of their own
+// (docs/figures/figures.hpp lists them); this file only writes them.
+//
+// Built by docs/CMakeLists.txt as a small host program and run by the `docs` target before Doxygen:
+//   hg_docs_figures <figures-dir> <fragments-dir>
+//                                     writes every figure below into <figures-dir> (Doxygen's IMAGE_PATH)
+//                                     and every table into <fragments-dir> (on Doxygen's EXAMPLE_PATH)
+//   hg_docs_figures --list            prints the file names, one a line
+// Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
+// swizzle and the TMEM addressing of common/descriptors.hpp, the tile scheduler of common/scheduler.hpp),
+// the host models of the protocols that the CPU tests also run (common/model/), or
+// the Hopper epilogue's fragment indexing (hg::wgmma_m64nNk16_acc_owner), and checks what it shows before writing it;
+// a failed check exits with 1, so a code change that breaks a figure's or a table's claim breaks the docs
+// build.
+//
+// Adding a figure: write `bool draw_xxx(Svg& svg)` in the page's file (return false after printing why if a
+// check fails), declare it in figures.hpp and add one line to kFigures below. Pages show it with
+// `\image html xxx.svg "caption"`.
+// Adding a table: write `bool table_xxx(std::string& html)` (build it with HtmlTable) the same way, with one
+// line in kFragments. Pages show it with `\htmlinclude xxx.html`.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "docs/figures/figures.hpp"
+#include "docs/figures/svg.hpp"
+
+namespace {
+
+using namespace hg::figures;
+
+// ------------------------------------------------------------------------------------------------------
+// The figures, in the order they are written.
+// ------------------------------------------------------------------------------------------------------
+struct Figure {
+  const char* file;
+  bool (*draw)(Svg&);
+};
+
+const Figure kFigures[] = {
+    {"swizzle128b_atom.svg", draw_swizzle128b_atom},
+    {"tmem_vs_wgmma_fragment.svg", draw_tmem_vs_wgmma_fragment},
+    {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
+    {"phase_ring_timeline.svg", draw_phase_ring_timeline},
+    {"tile_order.svg", draw_tile_order},
+    {"step7_timeline.svg", draw_step7_timeline},
+};
+
+// The tables, as HTML fragments.
+struct Fragment {
+  const char* file;
+  bool (*write)(std::string&);
+};
+
+const Fragment kFragments[] = {
+    {"phase_kloop.html", table_phase_kloop},
+    {"phase_kloop_noflip.html", table_phase_kloop_noflip},
+    {"phase_ring.html", table_phase_ring},
+    {"phase_ring_noflip.html", table_phase_ring_noflip},
+    {"phase_persistent.html", table_phase_persistent},
+    {"phase_persistent_state.html", table_phase_persistent_state},
+    {"phase_persistent_sweep.html", table_phase_persistent_sweep},
+    {"phase_parity_rule.html", table_phase_parity_rule},
+    {"phase_kloop_timed.html", table_phase_kloop_timed},
+    {"phase_ring_noflip_timed.html", table_phase_ring_noflip_timed},
+    {"phase_persistent_reset_timed.html", table_phase_persistent_reset_timed},
+    {"phase_short_expect_tx.html", table_phase_short_expect_tx},
+    {"tile_order_first.html", table_tile_order_first},
+    {"tile_order_bands.html", table_tile_order_bands},
+};
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) {
+    std::fprintf(stderr, "docs_figures: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--list") {
+    for (const Figure& f : kFigures) std::printf("%s\n", f.file);
+    for (const Fragment& f : kFragments) std::printf("%s\n", f.file);
+    return 0;
+  }
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s <figures-dir> <fragments-dir> | --list\n", argv[0]);
+    return 2;
+  }
+  const std::string figures = argv[1], fragments = argv[2];
+  for (const Figure& f : kFigures) {
+    Svg svg;
+    if (!f.draw(svg)) {
+      std::fprintf(stderr, "docs_figures: %s: a check on the code failed (see above)\n", f.file);
+      return 1;
+    }
+    if (!write_file(figures + "/" + f.file, svg.str())) return 1;
+  }
+  for (const Fragment& f : kFragments) {
+    std::string html;
+    if (!f.write(html)) {
+      std::fprintf(stderr, "docs_figures: %s: a check on the code failed (see above)\n", f.file);
+      return 1;
+    }
+    if (!write_file(fragments + "/" + f.file, html)) return 1;
+  }
+  return 0;
+}
+
