@@ -77,19 +77,6 @@ HG_HD constexpr uint32_t tmem_addr(uint32_t base, uint32_t lane, uint32_t col) {
   return base + (lane << 16) + col;
 }
 
-/// An element of the 128-row accumulator tile: its row and column.
-struct AccCoord {
-  int row = 0, col = 0;
-};
-
-/// Who holds which accumulator element after the Blackwell epilogue's load: warp w of the warpgroup issues
-/// tcgen05.ld.32x32b at TMEM lane 32w (warp w may access lanes 32w..32w+31 only; PTX ISA, tcgen05 "Data
-/// movement shape 32x32b"), and lane l of the warp receives TMEM lane 32w + l, one 32-bit register per
-/// column. So thread t holds row t, and its register `reg` is column `reg`.
-HG_HD constexpr AccCoord tmem_ld_32x32b_owner(int t, int reg) {
-  return AccCoord{int(tmem_addr(0, uint32_t(32 * (t / 32)), 0) >> 16) + t % 32, reg};
-}
-
 // ------------------------------------------------------------------------------------------------------
 // Hopper (sm_90a): wgmma
 // ------------------------------------------------------------------------------------------------------
@@ -105,14 +92,6 @@ HG_HD constexpr uint64_t sm90_wgmma_desc_sw128(uint32_t smem_addr) {
          | (uint64_t(1) << 16)                    // LBO (unused with 128B swizzle, conventionally 1)
          | (uint64_t(1024 >> 4) << 32)            // SBO: next 8-row group is 1024 bytes further
          | (uint64_t(1) << 62);                   // 128B swizzle
-}
-
-/// Who holds which element of a 64 x N wgmma accumulator (PTX ISA, wgmma "Matrix fragments for .m64nNk16",
-/// accumulator D): thread t of the warpgroup holds, in register 4j + i (j = 0..N/8-1, i = 0..3), row
-/// 16(t/32) + (t%32)/4 + 8(i/2) and column 8j + 2(t%4) + i%2. The Hopper epilogues index their
-/// accumulators this way.
-HG_HD constexpr AccCoord wgmma_m64nNk16_acc_owner(int t, int reg) {
-  return AccCoord{16 * (t / 32) + (t % 32) / 4 + 8 * ((reg % 4) / 2), 8 * (reg / 4) + 2 * (t % 4) + reg % 2};
 }
 
 /// Advancing a descriptor along K inside a 64-wide fp16 tile: one MMA consumes K = 16 = 32 bytes of each

@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "common/descriptors.hpp"
+#include "common/model/ownership.hpp"
 #include "step1_single_tile/hgemm_sm100.cuh"
 #include "step1_single_tile/hgemm_sm90.cuh"
 #include "step2_kloop/hgemm_sm100.cuh"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/descriptors.hpp"
+#include "common/model/ownership.hpp"
 #include "docs/figures/figures.hpp"
 #include "docs/figures/svg.hpp"
 
