@@ -28,15 +28,15 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "common/check.cuh"
-#include "common/descriptors.hpp"
-#include "common/gemm.hpp"
-#include "common/ptx.cuh"
-#include "common/watchdog.cuh"
+#include "common/kernel/check.cuh"
+#include "common/kernel/descriptors.hpp"
+#include "common/kernel/gemm.hpp"
+#include "common/kernel/ptx.cuh"
+#include "common/kernel/watchdog.cuh"
 
 namespace step1::sm100 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
@@ -53,7 +53,7 @@ constexpr int kSmemA = 1024;                                // A tile [128 rows]
 constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
 constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
 
-// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ D, int M, int N,

@@ -31,18 +31,18 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "common/check.cuh"
-#include "common/cluster.hpp"
-#include "common/descriptors.hpp"
-#include "common/gemm.hpp"
-#include "common/ptx.cuh"
-#include "common/scheduler.hpp"
-#include "common/tma.hpp"
-#include "common/watchdog.cuh"
+#include "common/kernel/check.cuh"
+#include "common/kernel/cluster.hpp"
+#include "common/kernel/descriptors.hpp"
+#include "common/kernel/gemm.hpp"
+#include "common/kernel/ptx.cuh"
+#include "common/kernel/scheduler.hpp"
+#include "common/kernel/tma.hpp"
+#include "common/kernel/watchdog.cuh"
 
 namespace step8::sm100 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA's outputs: 128 x 256, 64 of K per load
 constexpr int PAIR_M = 2 * BLK_M;                    // the pair's tile: 256 x 256; each CTA loads 128 rows of B
@@ -77,7 +77,7 @@ __device__ constexpr uint32_t kPairTmaBytes = 2 * (BLK_M * BLK_K + B_ROWS * BLK_
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 4 boxes
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 32 KiB of shared memory.
-// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,

@@ -30,18 +30,18 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "common/check.cuh"
-#include "common/cluster.hpp"
-#include "common/descriptors.hpp"
-#include "common/gemm.hpp"
-#include "common/ptx.cuh"
-#include "common/scheduler.hpp"
-#include "common/tma.hpp"
-#include "common/watchdog.cuh"
+#include "common/kernel/check.cuh"
+#include "common/kernel/cluster.hpp"
+#include "common/kernel/descriptors.hpp"
+#include "common/kernel/gemm.hpp"
+#include "common/kernel/ptx.cuh"
+#include "common/kernel/scheduler.hpp"
+#include "common/kernel/tma.hpp"
+#include "common/kernel/watchdog.cuh"
 
 namespace step8::sm90 {
 
-namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/ptx.cuh
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
@@ -79,7 +79,7 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 
 // PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
 // 32 KiB; with the two staging tiles, 5 stages fill the 227 KiB a CTA may use.
-// BREAK selects a deliberately broken variant for --break (common/gemm.hpp); kNone is the real kernel.
+// BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "common/fp16_host.hpp"
+#include "common/harness/fp16_host.hpp"
 
 namespace hg {
 

@@ -1,17 +1,17 @@
 // GPU test (label gpu): the input fill and the reference GEMM that every step is verified against are
-// themselves checked against host code: the fill against common/init.hpp evaluated on the CPU, the
+// themselves checked against host code: the fill against common/harness/init.hpp evaluated on the CPU, the
 // reference GEMM against the CPU fp64 reference (tests/cpu_reference.hpp). Odd shapes on purpose: the
 // reference must not depend on the step kernels' tile multiples. Exit 77 without a supported GPU.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-#include "common/check.cuh"
-#include "common/harness.cuh"
+#include "common/kernel/check.cuh"
+#include "common/harness/harness.cuh"
 #include "tests/cpu_reference.hpp"
-#include "common/fp16_host.hpp"
-#include "common/init.hpp"
-#include "common/reference.cuh"
+#include "common/harness/fp16_host.hpp"
+#include "common/harness/init.hpp"
+#include "common/harness/reference.cuh"
 
 namespace {
 

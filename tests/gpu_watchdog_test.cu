@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "common/harness.cuh"
-#include "common/ptx.cuh"
-#include "common/watchdog.cuh"
+#include "common/harness/harness.cuh"
+#include "common/kernel/ptx.cuh"
+#include "common/kernel/watchdog.cuh"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// tests/npy_reader.hpp: reads a 2-D fp16 .npy file, as common/npy.hpp writes it (or NumPy does), so the
+// tests/npy_reader.hpp: reads a 2-D fp16 .npy file, as common/harness/npy.hpp writes it (or NumPy does), so the
 // tests can check the writer and the files of --save. Test-only code.
 #pragma once
 

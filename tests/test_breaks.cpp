@@ -1,13 +1,13 @@
-// CPU tests of the --break argument handling (common/breaks.hpp) and the watchdog's report formatting
-// (common/watchdog.cuh).
+// CPU tests of the --break argument handling (common/harness/breaks.hpp) and the watchdog's report formatting
+// (common/kernel/watchdog.cuh).
 #include <doctest/doctest.h>
 
 #include <set>
 #include <string>
 
-#include "common/breaks.hpp"
-#include "common/cli.hpp"
-#include "common/watchdog.cuh"
+#include "common/harness/breaks.hpp"
+#include "common/harness/cli.hpp"
+#include "common/kernel/watchdog.cuh"
 
 using hg::Break;
 

@@ -1,4 +1,4 @@
-// tests/test_cli.cpp: the command line every verify binary shares (common/cli.hpp).
+// tests/test_cli.cpp: the command line every verify binary shares (common/harness/cli.hpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/temp_dir.hpp"
-#include "common/cli.hpp"
+#include "common/harness/cli.hpp"
 
 namespace fs = std::filesystem;
 

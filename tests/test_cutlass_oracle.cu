@@ -1,7 +1,7 @@
 // tests/test_cutlass_oracle.cu: CUTLASS as an independent oracle for every descriptor, swizzle and ownership
 // map the kernels use (CTest label `cutlass`, CPU only).
 //
-// Every value here comes from two sides: what the kernels use (the encoders of common/descriptors.hpp, fed
+// Every value here comes from two sides: what the kernels use (the encoders of common/kernel/descriptors.hpp, fed
 // with each step's own constants: tile sizes, MMA shapes, stage sizes, the offsets the kernel adds) and what
 // CUTLASS's CuTe computes for the same thing (cute::UMMA::make_instr_desc, make_umma_desc, make_gmma_desc on
 // CuTe's 128B-swizzled K-major layouts, CuTe's swizzle pointer, the layouts of the tcgen05.ld and wgmma
@@ -27,7 +27,7 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "common/descriptors.hpp"
+#include "common/kernel/descriptors.hpp"
 #include "common/model/ownership.hpp"
 #include "step1_single_tile/hgemm_sm100.cuh"
 #include "step1_single_tile/hgemm_sm90.cuh"

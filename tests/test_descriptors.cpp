@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "common/descriptors.hpp"
+#include "common/kernel/descriptors.hpp"
 
 using namespace hg;
 

@@ -1,4 +1,4 @@
-// tests/test_fp16.cpp: host fp16 conversions (common/fp16_host.hpp).
+// tests/test_fp16.cpp: host fp16 conversions (common/harness/fp16_host.hpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "common/fp16_host.hpp"
+#include "common/harness/fp16_host.hpp"
 
 using hg::float_to_half_bits;
 using hg::half_bits_to_float;

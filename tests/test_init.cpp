@@ -1,4 +1,4 @@
-// tests/test_init.cpp: deterministic inputs (common/init.hpp) and the fp64 CPU reference (tests/cpu_reference.hpp).
+// tests/test_init.cpp: deterministic inputs (common/harness/init.hpp) and the fp64 CPU reference (tests/cpu_reference.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tests/cpu_reference.hpp"
-#include "common/fp16_host.hpp"
-#include "common/init.hpp"
+#include "common/harness/fp16_host.hpp"
+#include "common/harness/init.hpp"
 
 using hg::InitMode;
 

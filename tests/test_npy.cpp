@@ -1,4 +1,4 @@
-// tests/test_npy.cpp: the .npy writer (common/npy.hpp) and the tests' reader (tests/npy_reader.hpp).
+// tests/test_npy.cpp: the .npy writer (common/harness/npy.hpp) and the tests' reader (tests/npy_reader.hpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/npy.hpp"
+#include "common/harness/npy.hpp"
 #include "tests/npy_reader.hpp"
 #include "tests/temp_dir.hpp"
 

@@ -1,11 +1,11 @@
-// CPU tests of the L2-grouped persistent tile schedule (common/scheduler.hpp), the same code the step 6
+// CPU tests of the L2-grouped persistent tile schedule (common/kernel/scheduler.hpp), the same code the step 6
 // kernels run.
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <vector>
 
-#include "common/scheduler.hpp"
+#include "common/kernel/scheduler.hpp"
 
 using hg::grouped_tile;
 using hg::TileScheduler;

@@ -1,10 +1,10 @@
-// tests/test_stats.cpp: timing statistics (common/stats.hpp).
+// tests/test_stats.cpp: timing statistics (common/harness/stats.hpp).
 #include <doctest/doctest.h>
 
 #include <stdexcept>
 #include <vector>
 
-#include "common/stats.hpp"
+#include "common/harness/stats.hpp"
 
 TEST_CASE("summarize: median of an odd and an even count, input order irrelevant") {
   const hg::TimingStats odd = hg::summarize({5.0, 1.0, 3.0});

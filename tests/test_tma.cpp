@@ -1,9 +1,9 @@
-// CPU tests of the TMA tensor-map geometry builder (common/tma.hpp).
+// CPU tests of the TMA tensor-map geometry builder (common/kernel/tma.hpp).
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "common/tma.hpp"
+#include "common/kernel/tma.hpp"
 
 using hg::make_tma_tile_2d;
 using hg::TmaGeometryError;

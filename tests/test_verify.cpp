@@ -1,4 +1,4 @@
-// tests/test_verify.cpp: the verifier catches planted errors and accepts a correct result (common/verify.hpp).
+// tests/test_verify.cpp: the verifier catches planted errors and accepts a correct result (common/harness/verify.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "tests/cpu_reference.hpp"
-#include "common/fp16_host.hpp"
-#include "common/init.hpp"
-#include "common/verify.hpp"
+#include "common/harness/fp16_host.hpp"
+#include "common/harness/init.hpp"
+#include "common/harness/verify.hpp"
 
 using hg::float_to_half_bits;
 using hg::half_bits_to_float;

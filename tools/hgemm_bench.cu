@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "common/harness.cuh"
-#include "common/reference.cuh"
+#include "common/harness/harness.cuh"
+#include "common/harness/reference.cuh"
 // The steps of the ladder, from the registry (steps.json): each step's kernels are compiled once, into the
 // spec this binary links (CMakeLists.txt generates ladder.hpp and the specs).
 #include "ladder.hpp"

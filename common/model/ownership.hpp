@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "common/descriptors.hpp"  // tmem_addr
+#include "common/kernel/descriptors.hpp"  // tmem_addr
 
 namespace hg {
 

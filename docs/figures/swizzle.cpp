@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "common/descriptors.hpp"
+#include "common/kernel/descriptors.hpp"
 #include "docs/figures/figures.hpp"
 #include "docs/figures/svg.hpp"
 

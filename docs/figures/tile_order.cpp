@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "common/scheduler.hpp"
+#include "common/kernel/scheduler.hpp"
 #include "docs/figures/figures.hpp"
 #include "docs/figures/html_table.hpp"
 #include "docs/figures/svg.hpp"

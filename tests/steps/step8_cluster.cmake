@@ -2,7 +2,7 @@
 # arrives through mapa. Blackwell: the pair MMA (cta_group::2) and its TMEM allocation, loads counted on the
 # leader's barrier (.cta_group::2), commits multicast to both CTAs; Hopper: the shared operand's TMA multicast.
 # Neither may arrive with .release.cluster in its loops: on sm_90a that compiles to a MEMBAR.ALL.GPU in every
-# K tile (docs/step8_cluster.md measures what it cost; common/ptx.cuh, mbarrier_arrive_remote).
+# K tile (docs/step8_cluster.md measures what it cost; common/kernel/ptx.cuh, mbarrier_arrive_remote).
 set(HG_PTX_sm_100a_step8_cluster ${HG_PTX_sm_100a_step7_warp_specialized} tcgen05.mma.cta_group::2
   tcgen05.alloc.cta_group::2 .multicast::cluster mbarrier::complete_tx::bytes.cta_group::2 barrier.cluster.arrive
   mapa.shared::cluster mbarrier.arrive.shared::cluster)

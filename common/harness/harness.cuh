@@ -1,4 +1,4 @@
-// common/harness.cuh: the pieces of a GEMM run shared by the verify binaries (common/runner.cu) and the
+// common/harness/harness.cuh: the pieces of a GEMM run shared by the verify binaries (common/harness/runner.cu) and the
 // benchmark (tools/hgemm_bench.cu): device selection, buffers, verification against the reference GEMM,
 // timing with CUDA events over rotated inputs, and the cuBLAS baseline.
 #pragma once
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "common/check.cuh"
-#include "common/cli.hpp"
-#include "common/gemm.hpp"
-#include "common/stats.hpp"
-#include "common/verify.hpp"
+#include "common/kernel/check.cuh"
+#include "common/harness/cli.hpp"
+#include "common/kernel/gemm.hpp"
+#include "common/harness/stats.hpp"
+#include "common/harness/verify.hpp"
 
 namespace hg {
 
@@ -26,7 +26,7 @@ namespace hg {
                   " - check the cuBLAS installation and the problem size");
 }
 
-/// HG_CUDA_CHECK (common/check.cuh) for cuBLAS calls.
+/// HG_CUDA_CHECK (common/kernel/check.cuh) for cuBLAS calls.
 #define HG_CUBLAS_CHECK(call)                                                           \
   do {                                                                                  \
     const cublasStatus_t hg_st_ = (call);                                               \
@@ -76,7 +76,7 @@ struct Device {
 std::string find_device(ArchChoice wanted, Device& dev);
 
 /// Throws CudaError naming the kernel when its launch or its execution failed, or DeadlockError with the
-/// watchdog's report when a wait of the kernel never completed (common/watchdog.cuh).
+/// watchdog's report when a wait of the kernel never completed (common/kernel/watchdog.cuh).
 void check_kernel(const std::string& what, cudaStream_t stream);
 
 /// "" when the problem's buffers fit in free GPU memory and host memory for checking, else the reason.

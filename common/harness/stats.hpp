@@ -1,4 +1,4 @@
-// common/stats.hpp: summary statistics of timed launches (median and spread).
+// common/harness/stats.hpp: summary statistics of timed launches (median and spread).
 #pragma once
 
 #include <cstdint>

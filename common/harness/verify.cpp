@@ -1,12 +1,12 @@
-// common/verify.cpp: compares a kernel's fp16 D with the fp32 reference (see verify.hpp).
-#include "common/verify.hpp"
+// common/harness/verify.cpp: compares a kernel's fp16 D with the fp32 reference (see verify.hpp).
+#include "common/harness/verify.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "common/fp16_host.hpp"
+#include "common/harness/fp16_host.hpp"
 
 namespace hg {
 

@@ -1,13 +1,13 @@
-// common/breaks.hpp: the names and descriptions of the contract switches. `--break NAME` runs a
+// common/harness/breaks.hpp: the names and descriptions of the contract switches. `--break NAME` runs a
 // deliberately broken variant of a step's kernel, to watch a contract fail; the switches themselves
-// (hg::Break, and how a kernel template uses it) are in common/gemm.hpp. Harness code: kernels never
+// (hg::Break, and how a kernel template uses it) are in common/kernel/gemm.hpp. Harness code: kernels never
 // include this.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "common/gemm.hpp"
+#include "common/kernel/gemm.hpp"
 
 namespace hg {
 
@@ -33,7 +33,7 @@ const std::vector<BreakInfo>& all_breaks();
 const BreakInfo& break_info(Break id);
 
 /// Resolves a --break argument against the switches a step offers. "" gives kNone. Throws UsageError
-/// (common/cli.hpp) naming the step's choices when the name is unknown or belongs to another step.
+/// (common/harness/cli.hpp) naming the step's choices when the name is unknown or belongs to another step.
 Break resolve_break(const std::string& name, const std::vector<Break>& offered, const std::string& step_name);
 
 /// The text of --break list for a step: one line per switch with its kernel and what it does.

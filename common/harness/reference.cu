@@ -1,9 +1,9 @@
-// common/reference.cu: reference GEMM, input fill and output poison kernels (see reference.cuh).
-#include "common/reference.cuh"
+// common/harness/reference.cu: reference GEMM, input fill and output poison kernels (see reference.cuh).
+#include "common/harness/reference.cuh"
 
-#include "common/check.cuh"
-#include "common/fp16_host.hpp"
-#include "common/init.hpp"
+#include "common/kernel/check.cuh"
+#include "common/harness/fp16_host.hpp"
+#include "common/harness/init.hpp"
 
 namespace hg {
 namespace {

@@ -1,11 +1,11 @@
-// common/gemm.hpp: what a step kernel shares with the code that runs it.
+// common/kernel/gemm.hpp: what a step kernel shares with the code that runs it.
 //
 // The problem (Shape, GemmArgs), which instance of a kernel to build (Variant: the real one or a broken
 // one, and the ring depth), and what building it returns (a Launcher that only enqueues the kernel).
 // A step's kernel header includes this, the device helpers (ptx.cuh, descriptors.hpp, scheduler.hpp,
 // watchdog.cuh), the TMA builder (tma.hpp) and, from step 8 on, the pair launch (cluster.hpp); nothing of the
 // command line, cuBLAS, the verifier or the runner. The step's spec, which CMake generates from steps.json, is
-// where kernel and harness meet (common/runner.hpp).
+// where kernel and harness meet (common/harness/runner.hpp).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -36,7 +36,7 @@ struct GemmArgs {
   int m = 0, n = 0, k = 0;
 };
 
-/// Contract switches (--break NAME, common/breaks.hpp has their names and descriptions). Each step kernel is
+/// Contract switches (--break NAME, common/harness/breaks.hpp has their names and descriptions). Each step kernel is
 /// a template on Break; a switch sits at the very line of the contract it breaks, as
 /// `if constexpr (BREAK != hg::Break::kX) <the line>` (or a constant condition inside an expression). It
 /// is added in the step that introduces the contract and carried unchanged while the contract stands. The

@@ -1,12 +1,12 @@
-// common/tma.cpp: the TMA geometry rules and the tensor-map encoding (see tma.hpp).
-#include "common/tma.hpp"
+// common/kernel/tma.cpp: the TMA geometry rules and the tensor-map encoding (see tma.hpp).
+#include "common/kernel/tma.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <string>
 
-#include "common/check.cuh"
+#include "common/kernel/check.cuh"
 
 namespace hg {
 namespace {
@@ -68,7 +68,7 @@ CUtensorMap make_tensor_map_2d(const __half* base, uint64_t rows, uint64_t cols,
   if (res != CUDA_SUCCESS)
     throw CudaError("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(res)) + " for a " +
                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix, box " + std::to_string(box_rows) +
-                    " x " + std::to_string(box_cols) + " - check the geometry rules in common/tma.hpp");
+                    " x " + std::to_string(box_cols) + " - check the geometry rules in common/kernel/tma.hpp");
   return map;
 }
 

@@ -1,8 +1,8 @@
-// common/check.cuh: every CUDA runtime call is checked, and a failure names the call.
+// common/kernel/check.cuh: every CUDA runtime call is checked, and a failure names the call.
 //
 // HG_CUDA_CHECK(cudaMalloc(&p, n)) throws hg::CudaError("cudaMalloc(&p, n) failed: out of memory
-// (cudaErrorMemoryAllocation) at common/harness.cu:42 - <what to do>"). The verify binary turns it into
-// exit code 3. Host code; the runtime API only (cuBLAS calls are checked in common/harness.cuh).
+// (cudaErrorMemoryAllocation) at common/harness/harness.cu:42 - <what to do>"). The verify binary turns it into
+// exit code 3. Host code; the runtime API only (cuBLAS calls are checked in common/harness/harness.cuh).
 #pragma once
 
 #include <cuda_runtime_api.h>

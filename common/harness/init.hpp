@@ -1,4 +1,4 @@
-// common/init.hpp: deterministic GEMM inputs, identical on the host and the device.
+// common/harness/init.hpp: deterministic GEMM inputs, identical on the host and the device.
 //
 // Element `index` of matrix `matrix` (0 = A, 1 = B) is a pure function of (seed, mode, matrix, index):
 // a counter-based hash (SplitMix64's finaliser), so the GPU fill kernel and the CPU tests agree on every
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "common/cli.hpp"
-#include "common/hd.hpp"
+#include "common/harness/cli.hpp"
+#include "common/kernel/hd.hpp"
 
 namespace hg {
 

@@ -1,4 +1,4 @@
-// common/npy.hpp: a minimal writer of NumPy's .npy format for fp16 matrices (--save). The tests read the
+// common/harness/npy.hpp: a minimal writer of NumPy's .npy format for fp16 matrices (--save). The tests read the
 // files back with tests/npy_reader.hpp.
 //
 // Format version 1.0: magic "\x93NUMPY", version bytes 1 0, a little-endian uint16 header length, then an

@@ -1,4 +1,4 @@
-// common/cluster.hpp: launching a persistent grid of CTA pairs (clusters of two), host side (step 8 on).
+// common/kernel/cluster.hpp: launching a persistent grid of CTA pairs (clusters of two), host side (step 8 on).
 //
 // A kernel launched in clusters needs cudaLaunchKernelEx with the cluster dimension as a launch attribute, and
 // its persistent grid is sized by how many clusters fit at once (cudaOccupancyMaxActiveClusters), not by CTAs
@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "common/check.cuh"
+#include "common/kernel/check.cuh"
 
 namespace hg {
 

@@ -1,4 +1,4 @@
-// common/runner.hpp: the verify binary every step shares. A step is described by a StepSpec (its name,
+// common/harness/runner.hpp: the verify binary every step shares. A step is described by a StepSpec (its name,
 // natural shape, shape rule, the prepare functions of its two kernels, its --break switches and ring depths),
 // which CMake generates from the step's entry in steps.json as stepN::spec(); the step's main.cu hands it to
 // run_step, which does everything else: the command line, finding a GPU, inputs, the launch, verification
@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "common/cli.hpp"
-#include "common/gemm.hpp"
+#include "common/harness/cli.hpp"
+#include "common/kernel/gemm.hpp"
 
 namespace hg {
 

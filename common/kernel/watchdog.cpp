@@ -1,5 +1,5 @@
-// common/watchdog.cpp: the host side of the mbarrier watchdog (see watchdog.cuh).
-#include "common/watchdog.cuh"
+// common/kernel/watchdog.cpp: the host side of the mbarrier watchdog (see watchdog.cuh).
+#include "common/kernel/watchdog.cuh"
 
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
-// common/cli.cpp: the command line shared by every step's verify binary (see cli.hpp).
-#include "common/cli.hpp"
+// common/harness/cli.cpp: the command line shared by every step's verify binary (see cli.hpp).
+#include "common/harness/cli.hpp"
 
 #include <cerrno>
 #include <charconv>

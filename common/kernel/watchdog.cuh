@@ -1,10 +1,10 @@
-// common/watchdog.cuh: the mbarrier wait every step kernel uses, and its watchdog, device and host side.
+// common/kernel/watchdog.cuh: the mbarrier wait every step kernel uses, and its watchdog, device and host side.
 //
 // Device side: ptx::mbarrier_wait_parity loops on mbarrier.try_wait.parity. If a wait has not completed
 // after HG_WATCHDOG_SECONDS (read from %globaltimer), the waiting thread fills a WatchdogReport in
 // host-mapped memory and traps, so a broken protocol ends the kernel instead of hanging the GPU.
 // Host side: a kernel's prepare function arms the watchdog with the names of its mbarriers (their offsets in
-// its shared-memory map); when a launch fails, check_kernel (common/harness.cuh) reads the report, which
+// its shared-memory map); when a launch fails, check_kernel (common/harness/harness.cuh) reads the report, which
 // survives the trap in host memory, and throws DeadlockError with a one-line description naming the barrier:
 //   deadlock: block (3, 0) thread 0 waited 5.0 s for mma_bar (shared offset 8) to complete its phase of
 //   parity 1; the watchdog stopped the kernel
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/check.cuh"
+#include "common/kernel/check.cuh"
 
 namespace hg {
 
@@ -49,7 +49,7 @@ struct DeadlockError : CudaError {
   using CudaError::CudaError;
 };
 
-// --- Host side (common/watchdog.cpp) ----------------------------------------------------------------------
+// --- Host side (common/kernel/watchdog.cpp) ----------------------------------------------------------------------
 
 /// The report, in host memory mapped into the device's address space (allocated on first use); the device
 /// address is what arm_watchdog hands to the kernels.

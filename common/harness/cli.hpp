@@ -1,4 +1,4 @@
-// common/cli.hpp: the command line shared by every step's verify binary.
+// common/harness/cli.hpp: the command line shared by every step's verify binary.
 //
 // Parsing is pure host code: it never touches the GPU, so a bad argument is reported (exit code 2)
 // before any CUDA call, and the CPU tests can exercise every rule.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/gemm.hpp"
+#include "common/kernel/gemm.hpp"
 
 namespace hg {
 
@@ -45,7 +45,7 @@ struct Options {
   int warmup = 10;                       ///< --warmup N (>= 0), launches before timing
   int iters = 100;                       ///< --iters N (>= 1), timed launches
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
-  std::string break_name;                ///< --break NAME: a contract switch (common/breaks.hpp), or "list"
+  std::string break_name;                ///< --break NAME: a contract switch (common/harness/breaks.hpp), or "list"
   int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default
   bool help = false;                     ///< --help: print usage, exit 0
 };

@@ -1,5 +1,5 @@
-// common/npy.cpp: writes NumPy .npy files of fp16 matrices (see npy.hpp for the format).
-#include "common/npy.hpp"
+// common/harness/npy.cpp: writes NumPy .npy files of fp16 matrices (see npy.hpp for the format).
+#include "common/harness/npy.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-// common/fp16_host.hpp: IEEE binary16 <-> float on the host, without the GPU's intrinsics.
+// common/harness/fp16_host.hpp: IEEE binary16 <-> float on the host, without the GPU's intrinsics.
 //
 // Host code keeps fp16 data as raw uint16_t bit patterns (what .npy files and cudaMemcpy carry).
 #pragma once

@@ -1,5 +1,5 @@
-// common/harness.cu: see harness.cuh.
-#include "common/harness.cuh"
+// common/harness/harness.cu: see harness.cuh.
+#include "common/harness/harness.cuh"
 
 #include <sys/sysinfo.h>
 
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/reference.cuh"
-#include "common/watchdog.cuh"
+#include "common/harness/reference.cuh"
+#include "common/kernel/watchdog.cuh"
 
 namespace hg {
 namespace {

@@ -1,6 +1,6 @@
-// common/verify.hpp: compares a kernel's fp16 D with the fp32 reference GEMM.
+// common/harness/verify.hpp: compares a kernel's fp16 D with the fp32 reference GEMM.
 //
-// The reference (common/reference.cuh) gives, for every element, ref = sum_k A[i,k]*B[j,k] and
+// The reference (common/harness/reference.cuh) gives, for every element, ref = sum_k A[i,k]*B[j,k] and
 // mag = sum_k |A[i,k]*B[j,k]|, both accumulated in fp32. The verifier is host code, so the CPU tests
 // can hand it planted errors.
 #pragma once
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/cli.hpp"
+#include "common/harness/cli.hpp"
 
 namespace hg {
 

@@ -1,4 +1,4 @@
-// common/reference.cuh: the independent reference GEMM every step is verified against.
+// common/harness/reference.cuh: the independent reference GEMM every step is verified against.
 //
 // A deliberately simple tiled CUDA-core kernel (no tensor cores, no async copies, nothing shared with the
 // step kernels): ref[i][j] = sum_k A[i][k]*B[j][k] and mag[i][j] = sum_k |A[i][k]*B[j][k]|, both fp32.
@@ -11,17 +11,17 @@
 
 #include <cstdint>
 
-#include "common/cli.hpp"
+#include "common/harness/cli.hpp"
 
 namespace hg {
 
 void reference_gemm(const __half* A, const __half* B, float* ref, float* mag, int m, int n, int k,
                     cudaStream_t stream);
 
-/// Fills an fp16 matrix with init_value(seed, mode, matrix, index) (common/init.hpp) on the GPU.
+/// Fills an fp16 matrix with init_value(seed, mode, matrix, index) (common/harness/init.hpp) on the GPU.
 void fill_matrix(__half* dst, int64_t count, uint64_t seed, InitMode mode, uint64_t matrix, cudaStream_t stream);
 
-/// Writes the NaN poison (common/fp16_host.hpp) into every element, so unwritten outputs fail.
+/// Writes the NaN poison (common/harness/fp16_host.hpp) into every element, so unwritten outputs fail.
 void poison_matrix(__half* dst, int64_t count, cudaStream_t stream);
 
 }  // namespace hg

@@ -1,5 +1,5 @@
-// common/stats.cpp: median and spread of timed launches (see stats.hpp).
-#include "common/stats.hpp"
+// common/harness/stats.cpp: median and spread of timed launches (see stats.hpp).
+#include "common/harness/stats.hpp"
 
 #include <algorithm>
 #include <stdexcept>

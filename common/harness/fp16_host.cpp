@@ -1,8 +1,8 @@
-// common/fp16_host.cpp: IEEE binary16 <-> float by bit manipulation (see fp16_host.hpp).
+// common/harness/fp16_host.cpp: IEEE binary16 <-> float by bit manipulation (see fp16_host.hpp).
 //
 // binary16: 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits.
 // binary32: 1 sign bit, 8 exponent bits (bias 127), 23 mantissa bits.
-#include "common/fp16_host.hpp"
+#include "common/harness/fp16_host.hpp"
 
 #include <cstring>
 

@@ -1,10 +1,10 @@
-// common/breaks.cpp: names and descriptions of the contract switches (see breaks.hpp).
-#include "common/breaks.hpp"
+// common/harness/breaks.cpp: names and descriptions of the contract switches (see breaks.hpp).
+#include "common/harness/breaks.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/cli.hpp"
+#include "common/harness/cli.hpp"
 
 namespace hg {
 

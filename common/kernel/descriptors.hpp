@@ -1,4 +1,4 @@
-// common/descriptors.hpp: the bit fields that tell the tensor cores where a tile lives and what to compute.
+// common/kernel/descriptors.hpp: the bit fields that tell the tensor cores where a tile lives and what to compute.
 //
 // Everything here is constexpr host+device code: the kernels build descriptors with it, and the CPU tests
 // check every encoder against published values (PTX ISA, CUTLASS). Each encoder builds ONE descriptor; the
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "common/hd.hpp"
+#include "common/kernel/hd.hpp"
 
 namespace hg {
 

@@ -1,4 +1,4 @@
-// common/ptx.cuh: one prefix for every instruction a step kernel issues.
+// common/kernel/ptx.cuh: one prefix for every instruction a step kernel issues.
 //
 // A kernel writes `namespace ptx = hg::ptx;` and calls ptx::<instruction> for all of them. hg::ptx re-exports
 // CCCL's cuda::ptx (#include <cuda/ptx>: tcgen05 alloc / mma / commit / ld / wait / fence / dealloc, mbarrier
@@ -18,7 +18,7 @@
 //   named_barrier_sync, named_barrier_arrive
 //                                  PTX ISA "Parallel Synchronization and Communication Instructions: bar,
 //                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
-// One more lives in common/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
+// One more lives in common/kernel/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
 // mbarrier.try_wait.parity loop every wait of the kernels goes through.
 //
 // Device code only; the two address helpers at the end are in namespace hg (they are not instructions).

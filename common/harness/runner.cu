@@ -1,4 +1,4 @@
-// common/runner.cu: the verify binary every step shares (see runner.hpp).
+// common/harness/runner.cu: the verify binary every step shares (see runner.hpp).
 //
 // Order: parse and validate the arguments (exit 2, no CUDA call yet); find a supported GPU (exit 77);
 // allocate, fill, poison D, run the step's kernel, run the reference, verify (exit 0 or 1); optionally
@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "common/runner.hpp"
+#include "common/harness/runner.hpp"
 
-#include "common/breaks.hpp"
-#include "common/check.cuh"
-#include "common/cli.hpp"
-#include "common/harness.cuh"
-#include "common/npy.hpp"
-#include "common/reference.cuh"
-#include "common/verify.hpp"
-#include "common/watchdog.cuh"
+#include "common/harness/breaks.hpp"
+#include "common/kernel/check.cuh"
+#include "common/harness/cli.hpp"
+#include "common/harness/harness.cuh"
+#include "common/harness/npy.hpp"
+#include "common/harness/reference.cuh"
+#include "common/harness/verify.hpp"
+#include "common/kernel/watchdog.cuh"
 
 namespace hg {
 namespace {

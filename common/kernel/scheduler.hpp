@@ -1,4 +1,4 @@
-// common/scheduler.hpp: the L2-grouped persistent tile schedule of step 6.
+// common/kernel/scheduler.hpp: the L2-grouped persistent tile schedule of step 6.
 //
 // A persistent CTA c of C visits the linear tiles c, c + C, c + 2C, ... of an m_tiles x n_tiles grid of
 // output tiles. Linear tile t is mapped to (m, n) in groups of G tile rows: inside a group the schedule
@@ -11,7 +11,7 @@
 // Host and device code: the kernel and the CPU tests use this one implementation.
 #pragma once
 
-#include "common/hd.hpp"
+#include "common/kernel/hd.hpp"
 
 namespace hg {
 

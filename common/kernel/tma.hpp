@@ -1,4 +1,4 @@
-// common/tma.hpp: TMA tensor maps for row-major fp16 matrices, built on the host.
+// common/kernel/tma.hpp: TMA tensor maps for row-major fp16 matrices, built on the host.
 //
 // cuTensorMapEncodeTiled takes dimensions, strides and a box, innermost dimension first, and rejects bad
 // geometry with a bare CUDA_ERROR_INVALID_VALUE. make_tma_tile_2d checks every rule first and names the one a
@@ -28,7 +28,7 @@ struct TmaTile2D {
   uint64_t global_stride_bytes = 0;    ///< bytes from one row to the next (the one stride of rank 2)
   uint32_t box_dim[2] = {0, 0};        ///< {box columns, box rows}: the tile one copy moves
   uint32_t element_stride[2] = {1, 1}; ///< every element (no strided gather)
-  uint32_t swizzle_bytes = 128;        ///< 128: CU_TENSOR_MAP_SWIZZLE_128B, the layout of common/descriptors.hpp
+  uint32_t swizzle_bytes = 128;        ///< 128: CU_TENSOR_MAP_SWIZZLE_128B, the layout of common/kernel/descriptors.hpp
   uint32_t box_bytes() const { return box_dim[0] * box_dim[1] * 2u; }
 };
 
