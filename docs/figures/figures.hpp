@@ -1,6 +1,7 @@
 // docs/figures/figures.hpp: every figure and table of the documentation, one function each, defined in the
-// file of the page that shows it. A figure draws into an Svg, a table writes HTML; each checks what it shows
-// against the code first and returns false (after saying why) if the check fails.
+// file of the page that shows it, and the lists of them that main.cpp writes and tests/test_figures.cpp runs.
+// A figure draws into an Svg, a table writes HTML; each checks what it shows against the code first and returns
+// false (after saying why) if the check fails.
 #pragma once
 
 #include <string>
@@ -34,5 +35,45 @@ bool table_tile_order_first(std::string& html);
 bool table_tile_order_bands(std::string& html);
 // docs/step7_warp_specialized.md (step7_timeline.cpp)
 bool draw_step7_timeline(Svg& svg);
+
+// ------------------------------------------------------------------------------------------------------
+// The figures, in the order they are written.
+// ------------------------------------------------------------------------------------------------------
+struct Figure {
+  const char* file;
+  bool (*draw)(Svg&);
+};
+
+inline const Figure kFigures[] = {
+    {"swizzle128b_atom.svg", draw_swizzle128b_atom},
+    {"tmem_vs_wgmma_fragment.svg", draw_tmem_vs_wgmma_fragment},
+    {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
+    {"phase_ring_timeline.svg", draw_phase_ring_timeline},
+    {"tile_order.svg", draw_tile_order},
+    {"step7_timeline.svg", draw_step7_timeline},
+};
+
+// The tables, as HTML fragments.
+struct Fragment {
+  const char* file;
+  bool (*write)(std::string&);
+};
+
+inline const Fragment kFragments[] = {
+    {"phase_kloop.html", table_phase_kloop},
+    {"phase_kloop_noflip.html", table_phase_kloop_noflip},
+    {"phase_ring.html", table_phase_ring},
+    {"phase_ring_noflip.html", table_phase_ring_noflip},
+    {"phase_persistent.html", table_phase_persistent},
+    {"phase_persistent_state.html", table_phase_persistent_state},
+    {"phase_persistent_sweep.html", table_phase_persistent_sweep},
+    {"phase_parity_rule.html", table_phase_parity_rule},
+    {"phase_kloop_timed.html", table_phase_kloop_timed},
+    {"phase_ring_noflip_timed.html", table_phase_ring_noflip_timed},
+    {"phase_persistent_reset_timed.html", table_phase_persistent_reset_timed},
+    {"phase_short_expect_tx.html", table_phase_short_expect_tx},
+    {"tile_order_first.html", table_tile_order_first},
+    {"tile_order_bands.html", table_tile_order_bands},
+};
 
 }  // namespace hg::figures

@@ -15,7 +15,7 @@
 // build.
 //
 // Adding a figure: write `bool draw_xxx(Svg& svg)` in the page's file (return false after printing why if a
-// check fails), declare it in figures.hpp and add one line to kFigures below. Pages show it with
+// check fails), declare it in figures.hpp and add one line to kFigures there. Pages show it with
 // `\image html xxx.svg "caption"`.
 // Adding a table: write `bool table_xxx(std::string& html)` (build it with HtmlTable) the same way, with one
 // line in kFragments. Pages show it with `\htmlinclude xxx.html`.
@@ -29,46 +29,6 @@
 namespace {
 
 using namespace hg::figures;
-
-// ------------------------------------------------------------------------------------------------------
-// The figures, in the order they are written.
-// ------------------------------------------------------------------------------------------------------
-struct Figure {
-  const char* file;
-  bool (*draw)(Svg&);
-};
-
-const Figure kFigures[] = {
-    {"swizzle128b_atom.svg", draw_swizzle128b_atom},
-    {"tmem_vs_wgmma_fragment.svg", draw_tmem_vs_wgmma_fragment},
-    {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
-    {"phase_ring_timeline.svg", draw_phase_ring_timeline},
-    {"tile_order.svg", draw_tile_order},
-    {"step7_timeline.svg", draw_step7_timeline},
-};
-
-// The tables, as HTML fragments.
-struct Fragment {
-  const char* file;
-  bool (*write)(std::string&);
-};
-
-const Fragment kFragments[] = {
-    {"phase_kloop.html", table_phase_kloop},
-    {"phase_kloop_noflip.html", table_phase_kloop_noflip},
-    {"phase_ring.html", table_phase_ring},
-    {"phase_ring_noflip.html", table_phase_ring_noflip},
-    {"phase_persistent.html", table_phase_persistent},
-    {"phase_persistent_state.html", table_phase_persistent_state},
-    {"phase_persistent_sweep.html", table_phase_persistent_sweep},
-    {"phase_parity_rule.html", table_phase_parity_rule},
-    {"phase_kloop_timed.html", table_phase_kloop_timed},
-    {"phase_ring_noflip_timed.html", table_phase_ring_noflip_timed},
-    {"phase_persistent_reset_timed.html", table_phase_persistent_reset_timed},
-    {"phase_short_expect_tx.html", table_phase_short_expect_tx},
-    {"tile_order_first.html", table_tile_order_first},
-    {"tile_order_bands.html", table_tile_order_bands},
-};
 
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
