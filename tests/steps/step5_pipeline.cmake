@@ -11,11 +11,4 @@ hg_step_runs(step5_pipeline 8192x8192x8192 --m 8192 --n 8192 --k 8192)
 hg_step_runs(step5_pipeline default_seed2 --seed 2)
 hg_break_test(step5_pipeline no-tma-phase-flip --init int)
 hg_break_test(step5_pipeline no-wgmma-wait --init int)
-# At every depth it offers (depth 2 is the default).
-foreach(depth 2 3 4)
-  set(name "")
-  if(NOT depth EQUAL 2)
-    set(name "depth${depth}/")
-  endif()
-  hg_sanitizer_test(step5_pipeline "${name}" --init int --m 256 --n 384 --k 320 --pipe-depth ${depth})
-endforeach()
+hg_sanitizer_ring_tests(step5_pipeline --init int --m 256 --n 384 --k 320)  # at every depth it offers

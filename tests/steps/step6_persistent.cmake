@@ -6,12 +6,6 @@ hg_cli_test(step6_persistent/shape_rule 2 "K must be a multiple of 64" $<TARGET_
 hg_persistent_runs(step6_persistent)
 hg_break_test(step6_persistent reset-phase-per-tile --init int --m 4096 --n 2048 --k 192)  # ~2 tiles per CTA
 hg_break_test(step6_persistent no-store-wait --observe --init int --m 4096 --n 4096 --k 64)  # tolerated
-# At every depth it offers (depth 2 is the default); 288 tiles: some CTAs take 2.
-foreach(depth 2 3 4)
-  set(name "")
-  if(NOT depth EQUAL 2)
-    set(name "depth${depth}/")
-  endif()
-  hg_sanitizer_test(step6_persistent "${name}" --init int --m 2304 --n 2048 --k 192 --pipe-depth ${depth})
-endforeach()
+# At every depth it offers; 288 tiles: some CTAs take 2.
+hg_sanitizer_ring_tests(step6_persistent --init int --m 2304 --n 2048 --k 192)
 hg_break_sass_test(step6_persistent no-store-wait bulk-wait kNoStoreWait)
