@@ -23,6 +23,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -39,10 +40,14 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
 constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
 
-// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
-constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
+// Shared memory, from the 1024-aligned base: each tile on a 1024-byte boundary, as the 128B swizzle requires. A
+// tile is bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not
+// address them.
+struct Smem {
+  alignas(1024) uint8_t A[BLK_M * BLK_K * 2];  // A tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
+};
+constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
@@ -51,9 +56,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -63,8 +66,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Accumulator and operand descriptors (no TMEM, no barrier to set up on Hopper) --------------------
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
   float acc[BLK_M / WGMMA_M][64];
-  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
-  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
   // [setup]
 
   // [load]
@@ -75,13 +78,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
     const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(r) * K + kc * 8);
-    *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
+    *reinterpret_cast<uint4*>(smem.A + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
 #pragma unroll
   for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
     const int r = c / 8, kc = c % 8;
     const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(r) * K + kc * 8);
-    *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
+    *reinterpret_cast<uint4*>(smem.B + hg::swizzle128b_offset(r, kc * 8)) = v;
   }
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
   if constexpr (BREAK != hg::Break::kNoCtaSync) __syncthreads();  // all copies done before the MMA
@@ -126,6 +129,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// Host side: a single CTA of 128 threads computes the single 128 x 128 tile.
 template <hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  static_assert(kSmemBytes <= hg::kMaxSmemBytes, "the tiles do not fit in shared memory");
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(1, 1), block(kThreads);
   return [=](cudaStream_t stream) {

@@ -25,6 +25,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -46,12 +47,17 @@ constexpr int kThreads = 128;                        // one warpgroup: TMEM lane
 // SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
 __device__ constexpr uint32_t kTmemCols = 128;
 
-// Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
-constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
-constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-completion mbarrier
-constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemBytes = kSmemB + BLK_N * BLK_K * 2 + 1024;  // + slack to align the base to 1024
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom: MMA (tcgen05.commit) -> mma_bar -> every thread.
+struct Smem {
+  uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint64_t mma_bar;                             // MMA -> every thread: the MMAs issued so far are done
+  alignas(1024) uint8_t A[BLK_M * BLK_K * 2];  // A tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
+};
+constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
@@ -60,11 +66,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  int K) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
-  uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
-  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -73,8 +75,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
   if (warp_id == 0) {
-    if (lane_id == 0) ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
-    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    if (lane_id == 0) ptx::mbarrier_init(&smem.mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+    ptx::tcgen05_alloc(ptx::cta_group_1, &smem.tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
@@ -82,7 +84,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column
   uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
   // [setup]
 
@@ -99,13 +101,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
       const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(r) * K + i * BLK_K + kc * 8);
-      *reinterpret_cast<uint4*>(As + hg::swizzle128b_offset(r, kc * 8)) = v;
+      *reinterpret_cast<uint4*>(smem.A + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
 #pragma unroll
     for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
       const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(r) * K + i * BLK_K + kc * 8);
-      *reinterpret_cast<uint4*>(Bs + hg::swizzle128b_offset(r, kc * 8)) = v;
+      *reinterpret_cast<uint4*>(smem.B + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
     if constexpr (BREAK != hg::Break::kNoCtaSync) __syncthreads();  // all copies done before the MMA
@@ -119,15 +121,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (warp_id == 0) {
       if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
-        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
-        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
+        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A));
+        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.B));
         for (int k = 0; k < BLK_K / MMA_K; ++k) {
           // Only the very first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false);
           // every later one, in this K tile and in all the following ones, adds to it.
           ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_base, hg::desc_advance_k16(a_desc, k),
                            hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
         }
-        ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
+        ptx::tcgen05_commit(ptx::cta_group_1, &smem.mma_bar);  // arrive on mma_bar once all MMAs above complete
       }
       __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
     }
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // [wait]
     // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-    ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+    ptx::mbarrier_wait_parity(&smem.mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
     if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
     ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
     // [wait]
@@ -173,7 +175,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// Host side: a single CTA of 128 threads computes the single 128 x 128 tile, looping over K inside.
 template <hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}};
+  static_assert(kSmemBytes <= hg::kMaxSmemBytes, "the tiles do not fit in shared memory");
+  static_assert(offsetof(Smem, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {{offsetof(Smem, mma_bar), 1, "mma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(1, 1), block(kThreads);

@@ -28,6 +28,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -50,16 +51,21 @@ constexpr int kThreads = 128;                        // one warpgroup: TMEM lane
 // SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
 __device__ constexpr uint32_t kTmemCols = 128;
 
-// Shared memory map (bytes from the 1024-aligned base): barrier and TMEM address slot, then the tiles.
-constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
-constexpr int kSmemMmaBar = 8;                              // uint64: the MMA-completion mbarrier
-constexpr int kSmemTmaBar = 16;                             // uint64: the TMA-load mbarrier
-constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemD = kSmemB + BLK_N * BLK_K * 2;          // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
-constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom: TMA -> tma_bar -> warp 0 (it issues the MMA); MMA (tcgen05.commit) -> mma_bar -> every thread.
+struct Smem {
+  uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint64_t mma_bar;                             // MMA -> every thread: the MMAs issued so far are done
+  uint64_t tma_bar;                             // TMA -> warp 0: both tiles have landed
+  alignas(1024) uint8_t A[BLK_M * BLK_K * 2];  // A tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
+};
+constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
@@ -68,13 +74,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
-  uint64_t* mma_bar = reinterpret_cast<uint64_t*>(smem + kSmemMmaBar);
-  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);
-  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -90,10 +90,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
   if (warp_id == 0) {
     if (lane_id == 0) {
-      ptx::mbarrier_init(mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
-      ptx::mbarrier_init(tma_bar, 1);  // one arrival (arrive.expect_tx) plus the announced bytes
+      ptx::mbarrier_init(&smem.mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+      ptx::mbarrier_init(&smem.tma_bar, 1);  // one arrival (arrive.expect_tx) plus the announced bytes
     }
-    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    ptx::tcgen05_alloc(ptx::cta_group_1, &smem.tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column
   uint32_t phase_tma = 0;                  // parity of the tma_bar phase we wait for
   uint32_t phase_mma = 0;                  // parity of the mma_bar phase we wait for
 
@@ -110,10 +110,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto tma_load = [&](int k_tile) {
     const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
     const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As, &tmap_a, a_coords, tma_bar);
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs, &tmap_b, b_coords, tma_bar);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A, &tmap_a, a_coords, &smem.tma_bar);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B, &tmap_b, b_coords, &smem.tma_bar);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tma_bar,
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.tma_bar,
                                    BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [load]
       // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
       if (tid == 0) tma_load(i);
-      ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+      ptx::mbarrier_wait_parity(&smem.tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
       ptx::tcgen05_fence_after_thread_sync();        // order the MMA issue after that wait
       // [load]
 
@@ -140,22 +140,22 @@ __global__ void __launch_bounds__(kThreads, 1)
       // threads issued it, the tile would be computed 128 times.
       if (ptx::elect_sync()) {
         const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
-        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As));
-        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs));
+        const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A));
+        const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.B));
         for (int k = 0; k < BLK_K / MMA_K; ++k) {
           // Only the very first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false);
           // every later one, in this K tile and in all the following ones, adds to it.
           ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_base, hg::desc_advance_k16(a_desc, k),
                            hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
         }
-        ptx::tcgen05_commit(ptx::cta_group_1, mma_bar);  // arrive on mma_bar once all MMAs above complete
+        ptx::tcgen05_commit(ptx::cta_group_1, &smem.mma_bar);  // arrive on mma_bar once all MMAs above complete
       }
       __syncwarp();  // warp 0 reconverges before the warp-wide (.sync.aligned) tcgen05 instructions below
       // [mma]
 
       // [wait]
       // --- Wait: the MMAs of K tile i are done once mma_bar leaves phase phase_mma ---------------------------
-      ptx::mbarrier_wait_parity(mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
+      ptx::mbarrier_wait_parity(&smem.mma_bar, phase_mma);  // the MMA has read SMEM before the next copy overwrites it
       phase_tma ^= 1;  // tma_bar completed one phase this iteration too: next time, wait on the other parity
       if constexpr (BREAK != hg::Break::kNoPhaseFlip) phase_mma ^= 1;  // wait on the next phase next time
       ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       h2[e] = __floats2half2_rn(__uint_as_float(acc[j + 2 * e]), __uint_as_float(acc[j + 2 * e + 1]));
-    uint8_t* d_half = Ds + (j / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+    uint8_t* d_half = smem.D[j / kDBoxCols];  // which 64-column box
     *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
   }
   ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
       const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                Ds + box * (BLK_M * kDBoxCols * 2));
+                                smem.D[box]);
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
     if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
@@ -218,7 +218,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
 template <hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemMmaBar, 1, "mma_bar"}, {kSmemTmaBar, 1, "tma_bar"}};
+  static_assert(kSmemBytes <= hg::kMaxSmemBytes, "the tiles do not fit in shared memory");
+  static_assert(offsetof(Smem, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {
+      {offsetof(Smem, mma_bar), 1, "mma_bar"}, {offsetof(Smem, tma_bar), 1, "tma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);

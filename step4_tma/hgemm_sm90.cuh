@@ -24,6 +24,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -42,14 +43,19 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
 constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
 
-// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
-constexpr int kSmemTmaBar = 16;                             // uint64: the TMA-load mbarrier
-constexpr int kSmemA = 1024;                                // A tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemB = kSmemA + BLK_M * BLK_K * 2;          // B tile [128 rows][64 K] fp16, 16 KiB, swizzled
-constexpr int kSmemD = kSmemB + BLK_N * BLK_K * 2;          // D tile [2][128 rows][64 cols] fp16, 32 KiB, swizzled
-constexpr int kSmemBytes = kSmemD + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom: TMA -> tma_bar -> every thread (each warpgroup's wgmma reads the tiles).
+struct Smem {
+  uint64_t tma_bar;                             // TMA -> every thread: both tiles have landed
+  alignas(1024) uint8_t A[BLK_M * BLK_K * 2];  // A tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
+  alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
+};
+constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 template <hg::Break BREAK = hg::Break::kNone>
@@ -58,11 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);
-  uint8_t* As = smem + kSmemA;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Bs = smem + kSmemB;  // [128][64] fp16 in 128B swizzle
-  uint8_t* Ds = smem + kSmemD;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -76,23 +78,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [setup]
   // --- Barrier init (thread 0), accumulator and operand descriptors (no TMEM on Hopper) ------------------
-  if (tid == 0) ptx::mbarrier_init(tma_bar, 1);  // one arrival (arrive.expect_tx) plus the announced bytes
+  if (tid == 0) ptx::mbarrier_init(&smem.tma_bar, 1);  // one arrival (arrive.expect_tx) plus the announced bytes
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                                 // to all threads and the TMA engine
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
   float acc[BLK_M / WGMMA_M][64];
-  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
-  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
   // One thread loads K tile k_tile of A and B with TMA, both completing on tma_bar.
   auto tma_load = [&](int k_tile) {
     const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
     const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As, &tmap_a, a_coords, tma_bar);
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs, &tmap_b, b_coords, tma_bar);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A, &tmap_a, a_coords, &smem.tma_bar);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B, &tmap_b, b_coords, &smem.tma_bar);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tma_bar,
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.tma_bar,
                                    BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
@@ -105,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
     if (tid == 0) tma_load(i);
-    ptx::mbarrier_wait_parity(tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
+    ptx::mbarrier_wait_parity(&smem.tma_bar, phase_tma);  // both tiles have landed (the barrier counted the bytes)
     // [load]
 
     // [mma]
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int j = 0; j < BLK_N / 8; ++j) {
       const int col = j * 8 + (lane_id % 4) * 2;
-      uint8_t* d_half = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+      uint8_t* d_half = smem.D[col / kDBoxCols];  // which 64-column box
       *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row, col % kDBoxCols)) =
           __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
       *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row + 8, col % kDBoxCols)) =
@@ -156,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
       const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                Ds + box * (BLK_M * kDBoxCols * 2));
+                                smem.D[box]);
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
     if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
@@ -170,7 +172,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
 template <hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, 1, "tma_bar"}};
+  static_assert(kSmemBytes <= hg::kMaxSmemBytes, "the tiles do not fit in shared memory");
+  static_assert(offsetof(Smem, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {{offsetof(Smem, tma_bar), 1, "tma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);

@@ -24,6 +24,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -42,18 +43,22 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
 constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
 
-// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
-constexpr int kSmemTmaBar = 16;                             // uint64[PIPE_DEPTH]: one TMA-load mbarrier per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
-constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom: TMA -> tma_bar[s] -> every thread (each warpgroup's wgmma reads stage s).
+template <int PIPE_DEPTH>
+struct Smem {
+  uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> every thread: both tiles of stage s have landed
+  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
+};
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
 // too (--pipe-depth; the tests run all three). Each stage costs 32 KiB of shared memory.
@@ -64,11 +69,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint64_t* tma_bar = reinterpret_cast<uint64_t*>(smem + kSmemTmaBar);  // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -84,26 +85,26 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Barrier init (thread 0), accumulator and operand descriptors (no TMEM on Hopper) ------------------
   if (tid == 0) {
     for (int s = 0; s < PIPE_DEPTH; ++s)
-      ptx::mbarrier_init(&tma_bar[s], 1);  // per stage: one arrival (arrive.expect_tx) plus the bytes
+      ptx::mbarrier_init(&smem.tma_bar[s], 1);  // per stage: one arrival (arrive.expect_tx) plus the bytes
   }
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                                 // to all threads and the TMA engine
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
   float acc[BLK_M / WGMMA_M][64];
-  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
-  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+  const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+  const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
   // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
   auto tma_load = [&](int stage, int k_tile) {
     const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
     const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a, a_coords,
-                              &tma_bar[stage]);
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes, &tmap_b, b_coords,
-                              &tma_bar[stage]);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a, a_coords,
+                              &smem.tma_bar[stage]);
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b, b_coords,
+                              &smem.tma_bar[stage]);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tma_bar[stage],
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.tma_bar[stage],
                                    BREAK == hg::Break::kShortExpectTx ? kTmaBytes - 2048 : kTmaBytes);
   };
   // [setup]
@@ -123,7 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [load]
     // --- Load: wait for K tile i in its ring stage (prefetched PIPE_DEPTH iterations ago) ------------------
     const int stage = i % PIPE_DEPTH;
-    ptx::mbarrier_wait_parity(&tma_bar[stage], phase_tma);  // both tiles of the stage have landed
+    ptx::mbarrier_wait_parity(&smem.tma_bar[stage], phase_tma);  // both tiles of the stage have landed
     // [load]
 
     // [mma]
@@ -164,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int j = 0; j < BLK_N / 8; ++j) {
       const int col = j * 8 + (lane_id % 4) * 2;
-      uint8_t* d_half = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+      uint8_t* d_half = smem.D[col / kDBoxCols];  // which 64-column box
       *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row, col % kDBoxCols)) =
           __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
       *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row + 8, col % kDBoxCols)) =
@@ -179,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
       const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                Ds + box * (BLK_M * kDBoxCols * 2));
+                                smem.D[box]);
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
     if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
@@ -193,7 +194,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// maps: A and B in boxes of 128 rows x 64 K, D in boxes of 128 rows x 64 columns, all 128B-swizzled.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemTmaBar, PIPE_DEPTH, "tma_bar"}};
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {{offsetof(S, tma_bar), PIPE_DEPTH, "tma_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

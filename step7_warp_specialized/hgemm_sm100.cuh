@@ -31,6 +31,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -56,22 +57,28 @@ constexpr int kAccs = 2;                             // TMEM accumulators: MMA f
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
-// Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
-constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
-constexpr int kSmemAccFullBar = 16;                         // uint64[2]: MMA -> epilogue, per accumulator
-constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilogue -> MMA, per accumulator
-constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
-constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
-constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [2][128 rows][64 cols] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // + slack to align the base to 1024
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom:
+//   producer -> full_bar[s] -> MMA -> empty_bar[s] -> producer               (the ring of stages)
+//   MMA -> acc_full_bar[a] -> epilogue -> acc_empty_bar[a] -> MMA            (the TMEM accumulators)
+template <int PIPE_DEPTH>
+struct Smem {
+  uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint64_t acc_full_bar[kAccs];                 // MMA -> epilogue: accumulator a is final
+  uint64_t acc_empty_bar[kAccs];                // epilogue -> MMA: accumulator a has been read
+  uint64_t full_bar[PIPE_DEPTH];                // TMA -> MMA: both tiles of stage s have landed
+  uint64_t empty_bar[PIPE_DEPTH];               // MMA -> TMA: the MMAs have read stage s
+  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
+};
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 32 KiB of shared memory.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -81,15 +88,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
-  uint64_t* acc_full_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccFullBar);    // [kAccs]
-  uint64_t* acc_empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccEmptyBar);  // [kAccs]
-  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);           // [PIPE_DEPTH]
-  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [2][128][64] fp16: two 64-column halves, each in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -107,15 +106,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warp_id == 0) {
     if (lane_id == 0) {
       for (int s = 0; s < PIPE_DEPTH; ++s) {
-        ptx::mbarrier_init(&full_bar[s], 1);   // the producer's arrive.expect_tx plus the bytes
-        ptx::mbarrier_init(&empty_bar[s], 1);  // one tcgen05.commit: the MMAs that read the stage are done
+        ptx::mbarrier_init(&smem.full_bar[s], 1);   // the producer's arrive.expect_tx plus the bytes
+        ptx::mbarrier_init(&smem.empty_bar[s], 1);  // one tcgen05.commit: the MMAs that read the stage are done
       }
       for (int a = 0; a < kAccs; ++a) {
-        ptx::mbarrier_init(&acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
-        ptx::mbarrier_init(&acc_empty_bar[a], kEpilogueThreads);  // every epilogue thread has read its row
+        ptx::mbarrier_init(&smem.acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
+        ptx::mbarrier_init(&smem.acc_empty_bar[a], kEpilogueThreads);  // every epilogue thread has read its row
       }
     }
-    ptx::tcgen05_alloc(ptx::cta_group_1, tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
+    ptx::tcgen05_alloc(ptx::cta_group_1, &smem.tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   __syncthreads();                                              // to all threads and the tensor core
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column; accumulator a starts at column 128a
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; accumulator a starts at column 128a
   // [setup]
 
   // [roles]
@@ -141,15 +140,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
           // The MMAs that read this stage one trip ago must be done. A fresh barrier counts the phase before
           // its first (parity 1) as complete, so the first trip around the ring does not wait.
-          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
           const int32_t b_coords[2] = {i * BLK_K, n_st};
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a,
-                                    a_coords, &full_bar[stage]);
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes, &tmap_b,
-                                    b_coords, &full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
+                                    a_coords, &smem.full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b,
+                                    b_coords, &smem.full_bar[stage]);
           // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                          kTmaBytes);
           // [produce]
         }
@@ -160,7 +159,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
       for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
@@ -177,24 +176,24 @@ __global__ void __launch_bounds__(kThreads, 1)
         // [mma]
         // The epilogue must have read this accumulator's previous tile (fresh: the first two tiles pass).
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
-          ptx::mbarrier_wait_parity(&acc_empty_bar[acc], acc_phase ^ 1);
+          ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0)
         for (int i = 0; i < K_TILES; ++i, ++it) {
           const int stage = it % PIPE_DEPTH;
           const uint32_t phase = (it / PIPE_DEPTH) & 1;
-          ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both tiles of the stage have landed
+          ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
-          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
-          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage]));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.B[stage]));
           for (int k = 0; k < BLK_K / MMA_K; ++k) {
             // The tile's first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false).
             ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_1, tmem_acc, hg::desc_advance_k16(a_desc, k),
                              hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
           }
-          ptx::tcgen05_commit(ptx::cta_group_1, &empty_bar[stage]);  // the stage is free once these MMAs are done
+          ptx::tcgen05_commit(ptx::cta_group_1, &smem.empty_bar[stage]);  // the stage is free once these MMAs are done
         }
-        ptx::tcgen05_commit(ptx::cta_group_1, &acc_full_bar[acc]);  // the accumulator is full once ALL are done
+        ptx::tcgen05_commit(ptx::cta_group_1, &smem.acc_full_bar[acc]);  // the accumulator is full once ALL are done
         // [mma]
       }
     }
@@ -209,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint32_t acc_phase = (tile_no / kAccs) & 1;
       // [epilogue]
       // --- Wait for the accumulator, read it, and give it back to the MMA warp before the slow part --------
-      ptx::mbarrier_wait_parity(&acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
+      ptx::mbarrier_wait_parity(&smem.acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
       // tcgen05.ld 32x32b: warp w may access TMEM lanes 32(w%4)..+31; lane l of the warp receives lane
       // 32w+l, i.e. thread t gets row t of the accumulator, here 128 consecutive fp32 columns.
@@ -217,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, warp_id * 32, acc * BLK_N));
       ptx::tcgen05_wait_ld();                    // the registers hold the data only after wait::ld
       ptx::tcgen05_fence_before_thread_sync();   // order those TMEM reads before the arrival below
-      ptx::mbarrier_arrive(&acc_empty_bar[acc]);  // this thread's row is read: the MMAs may overwrite it
+      ptx::mbarrier_arrive(&smem.acc_empty_bar[acc]);  // this thread's row is read: the MMAs may overwrite it
 
       // The previous tile's store must have finished reading Ds before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
@@ -232,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
-        uint8_t* d_half = Ds + (j / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+        uint8_t* d_half = smem.D[j / kDBoxCols];  // which 64-column box
         *reinterpret_cast<uint4*>(d_half + hg::swizzle128b_offset(row, j % kDBoxCols)) = packed;
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
@@ -243,7 +242,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
           const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                    Ds + box * (BLK_M * kDBoxCols * 2));
+                                    smem.D[box]);
         }
         ptx::cp_async_bulk_commit_group();  // drains while the next accumulator fills
       }
@@ -269,9 +268,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// from the occupancy API), and the three tensor maps of step 4.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
   static constexpr hg::BarrierName kBarriers[] = {
-      {kSmemAccFullBar, kAccs, "acc_full_bar"}, {kSmemAccEmptyBar, kAccs, "acc_empty_bar"},
-      {kSmemFullBar, PIPE_DEPTH, "full_bar"},   {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+      {offsetof(S, acc_full_bar), kAccs, "acc_full_bar"}, {offsetof(S, acc_empty_bar), kAccs, "acc_empty_bar"},
+      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

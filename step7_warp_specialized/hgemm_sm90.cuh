@@ -29,6 +29,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -57,20 +58,24 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
 __device__ constexpr uint32_t kEmptyArrivals = 4;  // a stage is free once each of the consumer's 4 warps has arrived
 
-// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
-constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumer, per stage
-constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: consumer -> TMA, per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
-constexpr int kDBytes = BLK_M * BLK_N * 2;                  // one staging tile: 32 KiB
-constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tiles [kConsumers][2][128][64] fp16
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBytes + 1024;  // + slack to align the base
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom:
+//   producer -> full_bar[s] -> consumer -> empty_bar[s] -> producer
+template <int PIPE_DEPTH>
+struct Smem {
+  uint64_t full_bar[PIPE_DEPTH];                // TMA -> consumer: stage s has landed
+  uint64_t empty_bar[PIPE_DEPTH];               // consumer -> TMA: the consumer has read stage s
+  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D [c][box][128][64] fp16
+};
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
 // 32 KiB; with the two staging tiles, 5 stages fill the 227 KiB a CTA may use.
@@ -81,11 +86,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);    // [PIPE_DEPTH]
-  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);  // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -102,8 +103,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Barrier init (thread 0): one job per barrier ---------------------------------------------------------
   if (tid == 0) {
     for (int s = 0; s < PIPE_DEPTH; ++s) {
-      ptx::mbarrier_init(&full_bar[s], 1);                // the producer's arrive.expect_tx plus the bytes
-      ptx::mbarrier_init(&empty_bar[s], kEmptyArrivals);  // lane 0 of each warp of the consumer that read it
+      ptx::mbarrier_init(&smem.full_bar[s], 1);                // the producer's arrive.expect_tx plus the bytes
+      ptx::mbarrier_init(&smem.empty_bar[s], kEmptyArrivals);  // lane 0 of each warp of the consumer that read it
     }
   }
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
@@ -127,15 +128,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
           // The consumer that read this stage one trip ago must have released it. A fresh barrier counts the
           // phase before its first (parity 1) as complete, so the first trip around the ring does not wait.
-          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
           const int32_t b_coords[2] = {i * BLK_K, n_st};
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kTileBytes, &tmap_a,
-                                    a_coords, &full_bar[stage]);
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, Bs + stage * kTileBytes, &tmap_b,
-                                    b_coords, &full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
+                                    a_coords, &smem.full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b,
+                                    b_coords, &smem.full_bar[stage]);
           // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                          kTmaBytes);
           // [produce]
         }
@@ -146,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
     const int ctid = tid % 128;  // thread index inside this consumer warpgroup
-    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBytes;  // [2][128][64] fp16: this consumer's own
+    auto& Ds = smem.D[consumer];  // [box][128][64] fp16: this consumer's own staging tile
     // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
     // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
     hg::TileScheduler scheduler(M_TILES, N_TILES, kConsumers * gridDim.x, blockIdx.x + consumer * gridDim.x, 8);
@@ -154,8 +155,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
     float acc[BLK_M / WGMMA_M][64];
-    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
-    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
     for (; scheduler.valid(); scheduler.next()) {
       m_st = scheduler.current().m * BLK_M;
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int i = 0; i < K_TILES; ++i, ++it) {
         const int stage = it % PIPE_DEPTH;
         const uint32_t phase = (it / PIPE_DEPTH) & 1;
-        ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both tiles of the stage have landed
+        ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
         for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
@@ -193,12 +194,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one: the tensor core always has the next K
         // tile queued, and the previous group's stage has been read, so it can go back to the producer.
         ptx::wgmma_wait_group<1>();
-        if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp
+        if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
       if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (lane_id == 0) ptx::mbarrier_arrive(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
+      if (lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
       it += K_TILES;  // skip the other consumer's next tile on the ring
       // [kloop]
 
@@ -215,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int j = 0; j < BLK_N / 8; ++j) {
           const int col = j * 8 + (lane_id % 4) * 2;
-          uint8_t* d_half = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+          uint8_t* d_half = Ds[col / kDBoxCols];  // which 64-column box
           *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row, col % kDBoxCols)) =
               __floats2half2_rn(acc[h][4 * j], acc[h][4 * j + 1]);
           *reinterpret_cast<__half2*>(d_half + hg::swizzle128b_offset(row + 8, col % kDBoxCols)) =
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
           const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                    Ds + box * (BLK_M * kDBoxCols * 2));
+                                    Ds[box]);
         }
         ptx::cp_async_bulk_commit_group();  // drains while this consumer waits for its next turn
       }
@@ -246,8 +247,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// from the occupancy API: one per SM here, for the shared memory), and the three tensor maps of step 4.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
-                                                  {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {
+      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

@@ -28,6 +28,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -58,23 +59,29 @@ __device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // ever
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
-// Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
-constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
-constexpr int kSmemAccFullBar = 16;                         // uint64[2]: MMA -> epilogue, per accumulator
-constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilogue -> MMA, per accumulator
-constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
-constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // this CTA's A or B part of a stage: 16 KiB
-constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 4 boxes
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom (the leader, rank 0, issues the pair's MMAs; its commits multicast to both CTAs):
+//   producers of both CTAs -> full_bar[s] of the leader -> MMA -> empty_bar[s] of both CTAs -> producers
+//   MMA -> acc_full_bar[a] of both CTAs -> epilogues -> acc_empty_bar[a] of the leader -> MMA
 template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kTileBytes;    // B tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+struct Smem {
+  uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint64_t acc_full_bar[kAccs];                 // MMA -> epilogue: accumulator a is final
+  uint64_t acc_empty_bar[kAccs];                // epilogues of both CTAs -> MMA: accumulator a has been read
+  uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
+  uint64_t empty_bar[PIPE_DEPTH];               // MMA -> TMA: the pair's MMAs have read stage s
+  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 4 boxes [128 rows][64 cols] fp16
+};
 template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D tile [4][128 rows][64 cols] fp16, swizzled
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + BLK_M * BLK_N * 2 + 1024;  // D: [4][128][64] fp16, + slack
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (128 rows of A + 128 rows of B) x 64 x 2 bytes.
 __device__ constexpr uint32_t kPairTmaBytes = 2 * (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 65536
-constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 4 boxes
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 32 KiB of shared memory.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -84,15 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
-  uint64_t* acc_full_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccFullBar);    // [kAccs]
-  uint64_t* acc_empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccEmptyBar);  // [kAccs]
-  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);           // [PIPE_DEPTH]
-  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Ds = smem + kSmemD<PIPE_DEPTH>;  // [4][128][64] fp16: four 64-column boxes, each in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -115,16 +114,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warp_id == 0) {
     if (lane_id == 0) {
       for (int s = 0; s < PIPE_DEPTH; ++s) {
-        ptx::mbarrier_init(&full_bar[s], 1);   // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
-        ptx::mbarrier_init(&empty_bar[s], 1);  // one multicast tcgen05.commit: the MMAs that read it are done
+        ptx::mbarrier_init(&smem.full_bar[s], 1);   // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
+        ptx::mbarrier_init(&smem.empty_bar[s], 1);  // one multicast tcgen05.commit: the MMAs that read it are done
       }
       for (int a = 0; a < kAccs; ++a) {
-        ptx::mbarrier_init(&acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
-        ptx::mbarrier_init(&acc_empty_bar[a], kAccEmptyArrivals);  // both CTAs' epilogues (the leader's is used)
+        ptx::mbarrier_init(&smem.acc_full_bar[a], 1);                  // one tcgen05.commit after a tile's last MMA
+        ptx::mbarrier_init(&smem.acc_empty_bar[a], kAccEmptyArrivals);  // both CTAs' epilogues (the leader's is used)
       }
     }
     // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMA writes both TMEMs.
-    ptx::tcgen05_alloc(ptx::cta_group_2, tmem_slot, kTmemCols);
+    ptx::tcgen05_alloc(ptx::cta_group_2, &smem.tmem_slot, kTmemCols);
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
   }
@@ -133,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
   ptx::barrier_cluster_wait(ptx::sem_acquire);
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column; accumulator a starts at column 256a
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; accumulator a starts at column 256a
   // [setup]
 
   // [roles]
@@ -151,15 +150,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
           // The pair's MMAs that read this stage one trip ago must be done (the leader's commit reaches both
           // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
-          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};                       // innermost (K) first
           const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
-          ptx::tma_load_2d_pair(As + stage * kTileBytes, &tmap_a, a_coords, &full_bar[stage], /*bar_rank=*/0);
-          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, &full_bar[stage], /*bar_rank=*/0);
+          ptx::tma_load_2d_pair(smem.A[stage], &tmap_a, a_coords, &smem.full_bar[stage], /*bar_rank=*/0);
+          ptx::tma_load_2d_pair(smem.B[stage], &tmap_b, b_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           // Only the leader arrives, announcing the bytes of both CTAs: 65536.
           if (rank == 0)
-            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                            BREAK == hg::Break::kOneHalfBytes ? kPairTmaBytes / 2 : kPairTmaBytes);
           // [produce]
         }
@@ -170,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
       for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
@@ -188,25 +187,25 @@ __global__ void __launch_bounds__(kThreads, 1)
         // [mma]
         // Both epilogues must have read this accumulator's previous tile (fresh: the first two tiles pass).
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
-          ptx::mbarrier_wait_parity(&acc_empty_bar[acc], acc_phase ^ 1);
+          ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0), both CTAs
         for (int i = 0; i < K_TILES; ++i, ++it) {
           const int stage = it % PIPE_DEPTH;
           const uint32_t phase = (it / PIPE_DEPTH) & 1;
-          ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both tiles of the stage have landed
+          ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
-          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + stage * kTileBytes));
-          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage]));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.B[stage]));
           for (int k = 0; k < BLK_K / MMA_K; ++k) {
             // The tile's first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false).
             ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_2, tmem_acc, hg::desc_advance_k16(a_desc, k),
                              hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
           }
           // The stage is free, in BOTH CTAs, once these MMAs are done: one commit, multicast to ranks 0 and 1.
-          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &empty_bar[stage], kPairMask);
+          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &smem.empty_bar[stage], kPairMask);
         }
-        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &acc_full_bar[acc], kPairMask);  // both CTAs' accumulators
+        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &smem.acc_full_bar[acc], kPairMask);  // both CTAs' accumulators
         // [mma]
       }
     }
@@ -225,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
 
       // --- Wait for the accumulator (the leader's multicast commit reached our acc_full_bar too) -------------
-      ptx::mbarrier_wait_parity(&acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
+      ptx::mbarrier_wait_parity(&smem.acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
       const int row = warp_id * 32 + lane_id;  // thread t owns row t of this CTA's 128 rows
       // 256 columns are 256 registers: read them in two chunks of 128 (tcgen05.ld 32x32b.x128), each staged at once.
@@ -237,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
           // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
           ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
-          ptx::mbarrier_arrive_remote(&acc_empty_bar[acc], 0);
+          ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[acc], 0);
         }
 #pragma unroll
         for (int j = 0; j < 128; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
@@ -247,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int e = 0; e < 4; ++e)
             h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
           const int col = chunk * 128 + j;
-          uint8_t* d_box = Ds + (col / kDBoxCols) * (BLK_M * kDBoxCols * 2);  // which 64-column box
+          uint8_t* d_box = smem.D[col / kDBoxCols];  // which 64-column box
           *reinterpret_cast<uint4*>(d_box + hg::swizzle128b_offset(row, col % kDBoxCols)) = packed;
         }
       }
@@ -259,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
           const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
-                                    Ds + box * (BLK_M * kDBoxCols * 2));
+                                    smem.D[box]);
         }
         ptx::cp_async_bulk_commit_group();  // drains while the next accumulator fills
       }
@@ -291,9 +290,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
   static constexpr hg::BarrierName kBarriers[] = {
-      {kSmemAccFullBar, kAccs, "acc_full_bar"}, {kSmemAccEmptyBar, kAccs, "acc_empty_bar"},
-      {kSmemFullBar, PIPE_DEPTH, "full_bar"},   {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+      {offsetof(S, acc_full_bar), kAccs, "acc_full_bar"}, {offsetof(S, acc_empty_bar), kAccs, "acc_empty_bar"},
+      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

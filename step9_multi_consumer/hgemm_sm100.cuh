@@ -27,6 +27,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -52,29 +53,37 @@ constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 co
 constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
 constexpr int kMmaWarp = 8, kProducerWarp = 11;      // in warpgroup 2: warpgroups 0 and 1 are the epilogues
 __device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
+constexpr int kAccs = kConsumers;                    // TMEM accumulators: MMA c fills c, epilogue c drains it
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
-__device__ constexpr uint32_t kTmemCols = kConsumers * BLK_N;
+__device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
 __device__ constexpr uint32_t kEmptyArrivals = kConsumers;  // one multicast commit per consumer's MMA warp
 __device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // every thread of epilogue c, both CTAs
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
 constexpr int kDBoxCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
 
-// Shared memory map (bytes from the 1024-aligned base): TMEM address slot and barriers, then the tiles.
-constexpr int kSmemTmemSlot = 0;                            // uint32: TMEM base written by tcgen05.alloc
-constexpr int kSmemAccFullBar = 16;                         // uint64[2]: MMA -> epilogue, per consumer
-constexpr int kSmemAccEmptyBar = 32;                        // uint64[2]: epilogue -> MMA, per consumer
-constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> MMA, per stage
-constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: MMA -> TMA, per stage
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one 128-row A block or B part: 16 KiB
 constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
-constexpr int kSmemA = 1024;                        // A blocks [PIPE_DEPTH][2][128 rows][64 K] fp16, swizzled
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom (the leader, rank 0, issues the pair's MMAs; its commits multicast to both CTAs):
+//   producers of both CTAs -> full_bar[s] of the leader -> MMAs of both consumers -> empty_bar[s] of both CTAs
+//     -> producers
+//   MMA c -> acc_full_bar[c] of both CTAs -> epilogues c -> acc_empty_bar[c] of the leader -> MMA c
 template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kConsumers * kTileBytes;  // B [PIPE_DEPTH][128][64] fp16, swizzled
+struct Smem {
+  uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint64_t acc_full_bar[kAccs];                 // MMA c -> epilogue c: accumulator c is final
+  uint64_t acc_empty_bar[kAccs];                // epilogues c of both CTAs -> MMA c: accumulator c has been read
+  uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
+  uint64_t empty_bar[PIPE_DEPTH];               // MMAs -> TMA: both consumers' MMAs have read stage s
+  alignas(1024) uint8_t A[PIPE_DEPTH][kConsumers][kTileBytes];  // A blocks [stage][c][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];              // B part [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][kDBoxBytes];              // D boxes [c][128 rows][64 cols] fp16
+};
 template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kTileBytes;  // D boxes [2][128 rows][64 cols] fp16
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBoxBytes + 1024;  // + slack to align the base
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part) x 16 KiB.
 __device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers + 1) * kTileBytes;  // 98304
 
@@ -86,14 +95,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint32_t* tmem_slot = reinterpret_cast<uint32_t*>(smem + kSmemTmemSlot);
-  uint64_t* acc_full_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccFullBar);    // [kConsumers]
-  uint64_t* acc_empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemAccEmptyBar);  // [kConsumers]
-  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);           // [PIPE_DEPTH]
-  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);         // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][2][128][64] fp16, each block in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -116,17 +118,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warp_id == 0) {
     if (lane_id == 0) {
       for (int s = 0; s < PIPE_DEPTH; ++s) {
-        ptx::mbarrier_init(&full_bar[s], 1);  // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
+        ptx::mbarrier_init(&smem.full_bar[s], 1);  // leader's: its producer's arrive.expect_tx plus BOTH CTAs' bytes
         // Both consumers' multicast commits (the break keeps step 8's count of one).
-        ptx::mbarrier_init(&empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 1 : kEmptyArrivals);
+        ptx::mbarrier_init(&smem.empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 1 : kEmptyArrivals);
       }
       for (int c = 0; c < kConsumers; ++c) {
-        ptx::mbarrier_init(&acc_full_bar[c], 1);                  // consumer c's commit after its last MMA
-        ptx::mbarrier_init(&acc_empty_bar[c], kAccEmptyArrivals);  // epilogue c of both CTAs (leader's)
+        ptx::mbarrier_init(&smem.acc_full_bar[c], 1);                  // consumer c's commit after its last MMA
+        ptx::mbarrier_init(&smem.acc_empty_bar[c], kAccEmptyArrivals);  // epilogue c of both CTAs (leader's)
       }
     }
     // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMAs write both TMEMs.
-    ptx::tcgen05_alloc(ptx::cta_group_2, tmem_slot, kTmemCols);
+    ptx::tcgen05_alloc(ptx::cta_group_2, &smem.tmem_slot, kTmemCols);
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
   }
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
   ptx::barrier_cluster_wait(ptx::sem_acquire);
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = *tmem_slot;   // lane 0, first allocated column; consumer c starts at column 256c
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; consumer c starts at column 256c
   // [setup]
 
   // [roles]
@@ -153,17 +155,17 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
           // Both consumers' MMAs that read this stage one trip ago must be done (each one's commit reaches both
           // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
-          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
           for (int c = 0; c < kConsumers; ++c) {
             const int32_t a_coords[2] = {i * BLK_K, m_st + c * PAIR_M};  // consumer c's 128 rows of A here
-            ptx::tma_load_2d_pair(As + (stage * kConsumers + c) * kTileBytes, &tmap_a, a_coords, &full_bar[stage], /*bar_rank=*/0);
+            ptx::tma_load_2d_pair(smem.A[stage][c], &tmap_a, a_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           }
           const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B, once
-          ptx::tma_load_2d_pair(Bs + stage * kTileBytes, &tmap_b, b_coords, &full_bar[stage], /*bar_rank=*/0);
+          ptx::tma_load_2d_pair(smem.B[stage], &tmap_b, b_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           // Only the leader arrives, announcing the bytes of both CTAs: 98304.
           if (rank == 0)
-            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                            BREAK == hg::Break::kOneHalfBytes ? kPairTmaBytes / 2 : kPairTmaBytes);
           // [produce]
         }
@@ -174,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
       for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the cluster barrier at the end
@@ -192,24 +194,24 @@ __global__ void __launch_bounds__(kThreads, 1)
         // [mma]
         // Both CTAs' epilogue c must have read the previous tile (fresh: the first tile passes).
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
-          ptx::mbarrier_wait_parity(&acc_empty_bar[c], (tile_no & 1) ^ 1);
+          ptx::mbarrier_wait_parity(&smem.acc_empty_bar[c], (tile_no & 1) ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         for (int i = 0; i < K_TILES; ++i, ++it) {
           const int stage = it % PIPE_DEPTH;
           const uint32_t phase = (it / PIPE_DEPTH) & 1;
-          ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
+          ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
-          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(As + (stage * kConsumers + c) * kTileBytes));
-          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(Bs + stage * kTileBytes));
+          const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage][c]));
+          const uint64_t b_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.B[stage]));
           for (int k = 0; k < BLK_K / MMA_K; ++k) {
             // The tile's first MMA (i = 0, k = 0) overwrites the accumulator (enable_input_d = false).
             ptx::tcgen05_mma(ptx::kind_f16, ptx::cta_group_2, tmem_acc, hg::desc_advance_k16(a_desc, k),
                              hg::desc_advance_k16(b_desc, k), idesc, i > 0 || k > 0);
           }
           // This consumer is done with the stage, in BOTH CTAs: one of the two arrivals "empty" waits for.
-          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &empty_bar[stage], kPairMask);
+          ptx::tcgen05_commit_multicast(ptx::cta_group_2, &smem.empty_bar[stage], kPairMask);
         }
-        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &acc_full_bar[c], kPairMask);  // both CTAs' epilogue c
+        ptx::tcgen05_commit_multicast(ptx::cta_group_2, &smem.acc_full_bar[c], kPairMask);  // both CTAs' epilogue c
         // [mma]
       }
     }
@@ -219,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int c = wg_id;
     const int ep_warp = warp_id % 4;            // TMEM lanes 32 * ep_warp .. +31 belong to this warp
     const int row = ep_warp * 32 + lane_id;     // thread t owns row t of this CTA's 128 rows
-    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + c * kDBoxBytes;  // [128][64] fp16: this epilogue's own box
+    uint8_t* Ds = smem.D[c];  // [128][64] fp16: this epilogue's own box
     const bool storer = tid % 128 == 0;         // thread 0 of the warpgroup issues its stores
     uint32_t tile_no = 0;
     for (; scheduler.valid(); scheduler.next(), ++tile_no) {
@@ -227,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int n_st = scheduler.current().n * BLK_N;
       // [epilogue]
       // --- Wait for the accumulator (consumer c's multicast commit reached our acc_full_bar[c] too) ----------
-      ptx::mbarrier_wait_parity(&acc_full_bar[c], tile_no & 1);  // the tile's last MMA has completed
+      ptx::mbarrier_wait_parity(&smem.acc_full_bar[c], tile_no & 1);  // the tile's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
       for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk) {
         uint32_t acc_regs[kDBoxCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
@@ -237,7 +239,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
           // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
           ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
-          ptx::mbarrier_arrive_remote(&acc_empty_bar[c], 0);
+          ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[c], 0);
         }
         // The previous chunk's store must have finished reading the box before it is overwritten.
         if (storer && BREAK != hg::Break::kNoStoreWait)
@@ -285,9 +287,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// D in 128 x 64 (one epilogue chunk). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
   static constexpr hg::BarrierName kBarriers[] = {
-      {kSmemAccFullBar, kConsumers, "acc_full_bar"}, {kSmemAccEmptyBar, kConsumers, "acc_empty_bar"},
-      {kSmemFullBar, PIPE_DEPTH, "full_bar"},        {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+      {offsetof(S, acc_full_bar), kAccs, "acc_full_bar"},
+      {offsetof(S, acc_empty_bar), kAccs, "acc_empty_bar"}, {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"},
+      {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

@@ -28,6 +28,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -62,21 +63,26 @@ __device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
 constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
 
-// Shared memory map (bytes from the 1024-aligned base); the first 1 KiB mirrors the Blackwell map.
-constexpr int kSmemFullBar = 64;                            // uint64[PIPE_DEPTH]: TMA -> consumers, per stage
-constexpr int kSmemEmptyBar = 128;                          // uint64[PIPE_DEPTH]: consumers -> TMA, per stage
 constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
 constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 32 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: 64 fp16 columns
 constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
 constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
-constexpr int kSmemA = 1024;                                // A tiles [PIPE_DEPTH][128 rows][64 K] fp16, swizzled
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom (each CTA's producer multicasts half of B into both CTAs):
+//   producers of both CTAs -> full_bar[s] -> both consumers -> empty_bar[s] of both CTAs -> producers of both CTAs
 template <int PIPE_DEPTH>
-constexpr int kSmemB = kSmemA + PIPE_DEPTH * kATileBytes;   // B tiles [PIPE_DEPTH][256 rows][64 K] fp16, swizzled
+struct Smem {
+  uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> consumer: stage s has landed
+  uint64_t empty_bar[PIPE_DEPTH];               // consumers of both CTAs -> TMA: stage s has been read
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];               // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];               // B tiles [stage][256 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][kDBoxes][kDBoxBytes];       // D boxes [c][box][64 rows][64 cols] fp16
+};
 template <int PIPE_DEPTH>
-constexpr int kSmemD = kSmemB<PIPE_DEPTH> + PIPE_DEPTH * kBTileBytes;  // D boxes [kConsumers][2][64][64] fp16
-template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemD<PIPE_DEPTH> + kConsumers * kDBoxes * kDBoxBytes + 1024;  // + alignment slack
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
 __device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 32768: this CTA's loads only
@@ -90,11 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = hg::align_smem_1024(smem_raw);  // swizzled tiles must start on 1024-byte boundaries
-  uint64_t* full_bar = reinterpret_cast<uint64_t*>(smem + kSmemFullBar);    // [PIPE_DEPTH]
-  uint64_t* empty_bar = reinterpret_cast<uint64_t*>(smem + kSmemEmptyBar);  // [PIPE_DEPTH]
-  uint8_t* As = smem + kSmemA;  // [PIPE_DEPTH][128][64] fp16, each stage in 128B swizzle
-  uint8_t* Bs = smem + kSmemB<PIPE_DEPTH>;  // [PIPE_DEPTH][256][64] fp16, each stage in 128B swizzle
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -118,9 +120,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Barrier init (thread 0): one job per barrier ---------------------------------------------------------
   if (tid == 0) {
     for (int s = 0; s < PIPE_DEPTH; ++s) {
-      ptx::mbarrier_init(&full_bar[s], 1);  // the producer's arrive.expect_tx plus the bytes
+      ptx::mbarrier_init(&smem.full_bar[s], 1);  // the producer's arrive.expect_tx plus the bytes
       // Both consumers, in this CTA and the peer (the break keeps step 8's count of one consumer per CTA).
-      ptx::mbarrier_init(&empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 2 : kEmptyArrivals);
+      ptx::mbarrier_init(&smem.empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 2 : kEmptyArrivals);
     }
   }
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
@@ -145,19 +147,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           // [produce]
           // Every consumer that read this stage one trip ago, here AND in the peer, must have released it.
           // A fresh barrier counts the phase before its first (parity 1) as complete.
-          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&empty_bar[stage], phase ^ 1);
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
           const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
-          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, As + stage * kATileBytes, &tmap_a,
-                                    a_coords, &full_bar[stage]);
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
+                                    a_coords, &smem.full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
           // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                    Bs + stage * kBTileBytes + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
-                                    &full_bar[stage], kPairMask);
+                                    smem.B[stage] + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
+                                    &smem.full_bar[stage], kPairMask);
           // Arrive once and announce the bytes: the phase completes when the arrival AND 49152 bytes are in,
           // 16384 of them sent by the peer.
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full_bar[stage],
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                          BREAK == hg::Break::kOneHalfBytes ? kOwnBytes : kTmaBytes);
           // [produce]
         }
@@ -168,7 +170,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
     const int ctid = tid % 128;  // thread index inside this consumer warpgroup
-    uint8_t* Ds = smem + kSmemD<PIPE_DEPTH> + consumer * kDBoxes * kDBoxBytes;  // [2][64][64] fp16: its own
+    auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
     // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
     uint32_t it = 0;
@@ -177,8 +179,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // first K tiles run: out[2j] holds acc[4j], acc[4j+1], out[2j+1] holds acc[4j+2], acc[4j+3].
     __half2 out[64];
     int out_m = -1, out_n = 0;  // where `out` goes; out_m < 0: nothing pending
-    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(As));  // K-major, 128B swizzle
-    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(Bs));
+    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
     // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
     auto release = [&](uint64_t* bar) {
       ptx::mbarrier_arrive(bar);               // ours
@@ -190,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // +8 (in out[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
     const int row = (warp_id % 4) * 16 + lane_id / 4;
     auto write_chunk = [&](int chunk) {
-      uint8_t* box = Ds + (chunk % kDBoxes) * kDBoxBytes;
+      uint8_t* box = Ds[chunk % kDBoxes];
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
@@ -221,7 +223,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int i = 0; i < K_TILES; ++i, ++it) {
         const int stage = it % PIPE_DEPTH;
         const uint32_t phase = (it / PIPE_DEPTH) & 1;
-        ptx::mbarrier_wait_parity(&full_bar[stage], phase);  // A and both halves of B have landed
+        ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
         // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
         const uint64_t a_rows = a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * 128) >> 4);
@@ -236,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one, whose stage can then go back.
         ptx::wgmma_wait_group<1>();
         // One thread per warpgroup, as in step 8: the wgmma are warpgroup-wide operations.
-        if (i > 0 && ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);
+        if (i > 0 && ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);
         // While this K tile's wgmma run, write chunk i of the previous tile (the tensor core stays busy).
         // (Unrolled so that `out` is indexed by constants and stays in registers.)
 #pragma unroll
@@ -248,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int c = 0; c < BLK_N / kDBoxCols; ++c)
         if (c >= K_TILES && out_m >= 0) write_chunk(c);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (ctid == 0) release(&empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
+      if (ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       // [kloop]
 
       // [convert]
@@ -284,8 +286,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// (one consumer's chunk). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g) {
-  static constexpr hg::BarrierName kBarriers[] = {{kSmemFullBar, PIPE_DEPTH, "full_bar"},
-                                                  {kSmemEmptyBar, PIPE_DEPTH, "empty_bar"}};
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {
+      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes<PIPE_DEPTH>));

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -170,13 +171,17 @@ void check_sm90_descs(const char* what, uint32_t tile_addr, uint32_t stage_bytes
   }
 }
 
-// The tiles of one step, at one ring depth (1 for the steps without a ring).
-#define HG_CHECK_SM100_STEP(NS, NAME, STAGES, A_ADDR, B_ADDR, STAGE_BYTES)                                    \
-  check_sm100_smem_descs<NS::BLK_M, NS::BLK_K, NS::MMA_K, STAGES>(NAME " A", A_ADDR, STAGE_BYTES);          \
-  check_sm100_smem_descs<NS::BLK_N, NS::BLK_K, NS::MMA_K, STAGES>(NAME " B", B_ADDR, STAGE_BYTES)
-#define HG_CHECK_SM90_STEP(NS, NAME, STAGES, A_ADDR, B_ADDR, STAGE_BYTES)                                    \
-  check_sm90_descs<NS::BLK_M, NS::WGMMA_M, NS::BLK_K, NS::WGMMA_K, STAGES>(NAME " A", A_ADDR, STAGE_BYTES); \
-  check_sm90_descs<NS::BLK_N, NS::BLK_N, NS::BLK_K, NS::WGMMA_K, STAGES>(NAME " B", B_ADDR, STAGE_BYTES)
+// The tiles of one step, at one ring depth (1 for the steps without a ring), where the kernel's shared-memory
+// struct S puts them: A and B at offsetof(S, A) and offsetof(S, B) of the 1024-aligned map, a stage every
+// sizeof(S::A) / STAGES bytes.
+#define HG_CHECK_SM100_STEP(NS, NAME, STAGES, S)                                                               \
+  check_sm100_smem_descs<NS::BLK_M, NS::BLK_K, NS::MMA_K, STAGES>(NAME " A", offsetof(S, A), sizeof(S::A) / STAGES); \
+  check_sm100_smem_descs<NS::BLK_N, NS::BLK_K, NS::MMA_K, STAGES>(NAME " B", offsetof(S, B), sizeof(S::B) / STAGES)
+#define HG_CHECK_SM90_STEP(NS, NAME, STAGES, S)                                                                \
+  check_sm90_descs<NS::BLK_M, NS::WGMMA_M, NS::BLK_K, NS::WGMMA_K, STAGES>(NAME " A", offsetof(S, A),            \
+                                                                         sizeof(S::A) / STAGES);               \
+  check_sm90_descs<NS::BLK_N, NS::BLK_N, NS::BLK_K, NS::WGMMA_K, STAGES>(NAME " B", offsetof(S, B),              \
+                                                                       sizeof(S::B) / STAGES)
 
 }  // namespace
 
@@ -194,40 +199,30 @@ TEST_CASE("cutlass: the Blackwell instruction descriptor of every step equals cu
 }
 
 TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stage and K step) equal make_umma_desc") {
-  // Steps 1 to 4: one stage, A at kSmemA and B at kSmemB of the kernel's shared-memory map.
-  HG_CHECK_SM100_STEP(step1::sm100, "step1", 1, step1::sm100::kSmemA, step1::sm100::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM100_STEP(step2::sm100, "step2", 1, step2::sm100::kSmemA, step2::sm100::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM100_STEP(step3::sm100, "step3", 1, step3::sm100::kSmemA, step3::sm100::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM100_STEP(step4::sm100, "step4", 1, step4::sm100::kSmemA, step4::sm100::kSmemB, 128 * 64 * 2);
-  // Steps 5 to 7: the ring of kTileBytes stages, at every depth the binaries offer (--pipe-depth).
-  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 2", 2, step5::sm100::kSmemA, step5::sm100::kSmemB<2>,
-                      step5::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 3", 3, step5::sm100::kSmemA, step5::sm100::kSmemB<3>,
-                      step5::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 4", 4, step5::sm100::kSmemA, step5::sm100::kSmemB<4>,
-                      step5::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 2", 2, step6::sm100::kSmemA, step6::sm100::kSmemB<2>,
-                      step6::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 3", 3, step6::sm100::kSmemA, step6::sm100::kSmemB<3>,
-                      step6::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 4", 4, step6::sm100::kSmemA, step6::sm100::kSmemB<4>,
-                      step6::sm100::kTileBytes);
+  // Steps 1 to 4: one stage of A and B, where each kernel's Smem puts them.
+  HG_CHECK_SM100_STEP(step1::sm100, "step1", 1, step1::sm100::Smem);
+  HG_CHECK_SM100_STEP(step2::sm100, "step2", 1, step2::sm100::Smem);
+  HG_CHECK_SM100_STEP(step3::sm100, "step3", 1, step3::sm100::Smem);
+  HG_CHECK_SM100_STEP(step4::sm100, "step4", 1, step4::sm100::Smem);
+  // Steps 5 to 7: the ring, at every depth the binaries offer (--pipe-depth).
+  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 2", 2, step5::sm100::Smem<2>);
+  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 3", 3, step5::sm100::Smem<3>);
+  HG_CHECK_SM100_STEP(step5::sm100, "step5 depth 4", 4, step5::sm100::Smem<4>);
+  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 2", 2, step6::sm100::Smem<2>);
+  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 3", 3, step6::sm100::Smem<3>);
+  HG_CHECK_SM100_STEP(step6::sm100, "step6 depth 4", 4, step6::sm100::Smem<4>);
   // Step 7: depths 2 to 5 (default 4).
-  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 2", 2, step7::sm100::kSmemA, step7::sm100::kSmemB<2>,
-                      step7::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 3", 3, step7::sm100::kSmemA, step7::sm100::kSmemB<3>,
-                      step7::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 4", 4, step7::sm100::kSmemA, step7::sm100::kSmemB<4>,
-                      step7::sm100::kTileBytes);
-  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 5", 5, step7::sm100::kSmemA, step7::sm100::kSmemB<5>,
-                      step7::sm100::kTileBytes);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 2", 2, step7::sm100::Smem<2>);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 3", 3, step7::sm100::Smem<3>);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 4", 4, step7::sm100::Smem<4>);
+  HG_CHECK_SM100_STEP(step7::sm100, "step7 depth 5", 5, step7::sm100::Smem<5>);
   // Step 8: each CTA's 128 rows of the pair's A and B (B_ROWS: its half of the 256 B rows), at the same
   // offsets in both CTAs; the pair MMA takes one descriptor per operand and reads that offset in each CTA.
 #define HG_CHECK_STEP8(D)                                                                                     \
   check_sm100_smem_descs<step8::sm100::BLK_M, step8::sm100::BLK_K, step8::sm100::MMA_K, D>(                   \
-      "step8 depth " #D " A", step8::sm100::kSmemA, step8::sm100::kTileBytes);                                \
+      "step8 depth " #D " A", offsetof(step8::sm100::Smem<D>, A), sizeof(step8::sm100::Smem<D>::A) / D);      \
   check_sm100_smem_descs<step8::sm100::B_ROWS, step8::sm100::BLK_K, step8::sm100::MMA_K, D>(                  \
-      "step8 depth " #D " B", step8::sm100::kSmemB<D>, step8::sm100::kTileBytes)
+      "step8 depth " #D " B", offsetof(step8::sm100::Smem<D>, B), sizeof(step8::sm100::Smem<D>::B) / D)
   HG_CHECK_STEP8(2);
   HG_CHECK_STEP8(3);
   HG_CHECK_STEP8(4);
@@ -236,10 +231,10 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
   // Step 9: per stage two 128-row A blocks (consumer c's at block c) and this CTA's 128 rows of B.
 #define HG_CHECK_STEP9(D)                                                                                     \
   check_sm100_smem_descs<2 * step9::sm100::BLK_M, step9::sm100::BLK_K, step9::sm100::MMA_K, D,                \
-                         step9::sm100::BLK_M>("step9 depth " #D " A", step9::sm100::kSmemA,                   \
-                                              2 * step9::sm100::kTileBytes);                                  \
+                         step9::sm100::BLK_M>("step9 depth " #D " A", offsetof(step9::sm100::Smem<D>, A),     \
+                                              sizeof(step9::sm100::Smem<D>::A) / D);                          \
   check_sm100_smem_descs<step9::sm100::B_ROWS, step9::sm100::BLK_K, step9::sm100::MMA_K, D>(                  \
-      "step9 depth " #D " B", step9::sm100::kSmemB<D>, step9::sm100::kTileBytes)
+      "step9 depth " #D " B", offsetof(step9::sm100::Smem<D>, B), sizeof(step9::sm100::Smem<D>::B) / D)
   HG_CHECK_STEP9(2);
   HG_CHECK_STEP9(3);
   HG_CHECK_STEP9(4);
@@ -247,45 +242,31 @@ TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stag
 }
 
 TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K step) equal make_gmma_desc") {
-  HG_CHECK_SM90_STEP(step1::sm90, "step1", 1, step1::sm90::kSmemA, step1::sm90::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM90_STEP(step2::sm90, "step2", 1, step2::sm90::kSmemA, step2::sm90::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM90_STEP(step3::sm90, "step3", 1, step3::sm90::kSmemA, step3::sm90::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM90_STEP(step4::sm90, "step4", 1, step4::sm90::kSmemA, step4::sm90::kSmemB, 128 * 64 * 2);
-  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 2", 2, step5::sm90::kSmemA, step5::sm90::kSmemB<2>,
-                     step5::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 3", 3, step5::sm90::kSmemA, step5::sm90::kSmemB<3>,
-                     step5::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 4", 4, step5::sm90::kSmemA, step5::sm90::kSmemB<4>,
-                     step5::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 2", 2, step6::sm90::kSmemA, step6::sm90::kSmemB<2>,
-                     step6::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 3", 3, step6::sm90::kSmemA, step6::sm90::kSmemB<3>,
-                     step6::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 4", 4, step6::sm90::kSmemA, step6::sm90::kSmemB<4>,
-                     step6::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 2", 2, step7::sm90::kSmemA, step7::sm90::kSmemB<2>,
-                     step7::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 3", 3, step7::sm90::kSmemA, step7::sm90::kSmemB<3>,
-                     step7::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 4", 4, step7::sm90::kSmemA, step7::sm90::kSmemB<4>,
-                     step7::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 5", 5, step7::sm90::kSmemA, step7::sm90::kSmemB<5>,
-                     step7::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step1::sm90, "step1", 1, step1::sm90::Smem);
+  HG_CHECK_SM90_STEP(step2::sm90, "step2", 1, step2::sm90::Smem);
+  HG_CHECK_SM90_STEP(step3::sm90, "step3", 1, step3::sm90::Smem);
+  HG_CHECK_SM90_STEP(step4::sm90, "step4", 1, step4::sm90::Smem);
+  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 2", 2, step5::sm90::Smem<2>);
+  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 3", 3, step5::sm90::Smem<3>);
+  HG_CHECK_SM90_STEP(step5::sm90, "step5 depth 4", 4, step5::sm90::Smem<4>);
+  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 2", 2, step6::sm90::Smem<2>);
+  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 3", 3, step6::sm90::Smem<3>);
+  HG_CHECK_SM90_STEP(step6::sm90, "step6 depth 4", 4, step6::sm90::Smem<4>);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 2", 2, step7::sm90::Smem<2>);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 3", 3, step7::sm90::Smem<3>);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 4", 4, step7::sm90::Smem<4>);
+  HG_CHECK_SM90_STEP(step7::sm90, "step7 depth 5", 5, step7::sm90::Smem<5>);
   // Step 8: the B tile of a stage is two multicast halves of 64 rows; the descriptor spans both, as in step 7.
-  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 2", 2, step8::sm90::kSmemA, step8::sm90::kSmemB<2>,
-                     step8::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 3", 3, step8::sm90::kSmemA, step8::sm90::kSmemB<3>,
-                     step8::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 4", 4, step8::sm90::kSmemA, step8::sm90::kSmemB<4>,
-                     step8::sm90::kTileBytes);
-  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 5", 5, step8::sm90::kSmemA, step8::sm90::kSmemB<5>,
-                     step8::sm90::kTileBytes);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 2", 2, step8::sm90::Smem<2>);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 3", 3, step8::sm90::Smem<3>);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 4", 4, step8::sm90::Smem<4>);
+  HG_CHECK_SM90_STEP(step8::sm90, "step8 depth 5", 5, step8::sm90::Smem<5>);
   // Step 9: consumer c reads the 64-row half c of the A tile; both read the whole 256-row B tile (N = 256).
 #define HG_CHECK_STEP9(D)                                                                                     \
   check_sm90_descs<step9::sm90::BLK_M, step9::sm90::WGMMA_M, step9::sm90::BLK_K, step9::sm90::WGMMA_K, D>(    \
-      "step9 depth " #D " A", step9::sm90::kSmemA, step9::sm90::kATileBytes);                                 \
+      "step9 depth " #D " A", offsetof(step9::sm90::Smem<D>, A), sizeof(step9::sm90::Smem<D>::A) / D);        \
   check_sm90_descs<step9::sm90::BLK_N, step9::sm90::BLK_N, step9::sm90::BLK_K, step9::sm90::WGMMA_K, D>(      \
-      "step9 depth " #D " B", step9::sm90::kSmemB<D>, step9::sm90::kBTileBytes)
+      "step9 depth " #D " B", offsetof(step9::sm90::Smem<D>, B), sizeof(step9::sm90::Smem<D>::B) / D)
   HG_CHECK_STEP9(2);
   HG_CHECK_STEP9(3);
   HG_CHECK_STEP9(4);

@@ -28,6 +28,11 @@ struct Shape {
 /// 1 to 7 compute tiles of this size; later steps compute larger tiles made of them (each kernel names its own).
 inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
 
+/// The most shared memory one CTA may use on sm_90 and sm_100: 227 KiB (cudaDevAttrMaxSharedMemoryPerBlockOptin;
+/// CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"). Each kernel's shared-memory
+/// struct is checked against it, at every ring depth it offers, with the 1024 bytes of alignment slack.
+inline constexpr int kMaxSmemBytes = 227 * 1024;
+
 /// One GEMM problem on the device: D (M x N) = A (M x K) * B (N x K)^T, all row-major.
 struct GemmArgs {
   const __half* A = nullptr;

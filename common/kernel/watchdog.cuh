@@ -26,6 +26,10 @@ namespace hg {
 /// even under compute-sanitizer a single wait stays far below this), short enough to stop a hang quickly.
 inline constexpr uint64_t kWatchdogNs = uint64_t(HG_WATCHDOG_SECONDS) * 1000000000ull;
 
+/// A report records a barrier's address modulo this: its offset in the first KiB of the 1024-aligned map, where
+/// every kernel keeps its barriers (each asserts offsetof(Smem, A) == kBarrierWindow: the tiles start after it).
+inline constexpr uint32_t kBarrierWindow = 1024;
+
 struct WatchdogReport {
   uint32_t fired = 0;        ///< set (once) by the first thread that times out
   uint32_t block_x = 0, block_y = 0;
@@ -35,9 +39,8 @@ struct WatchdogReport {
   uint64_t waited_ns = 0;
 };
 
-/// One mbarrier of a kernel's shared-memory map, or an array of `count` of them (8 bytes apart), by name.
-/// The kernels keep their barriers in the first 1 KiB of the 1024-aligned map, which is what a report
-/// records.
+/// One mbarrier of a kernel's shared-memory map, or an array of `count` of them (8 bytes apart), by name: its
+/// offset is offsetof(Smem, the barrier), inside the first kBarrierWindow bytes of the map.
 struct BarrierName {
   uint32_t offset;   ///< bytes from the 1024-aligned base
   uint32_t count;    ///< 1: a single barrier, "name"; more: an array, "name[i]"
@@ -88,7 +91,7 @@ static __device__ __noinline__ void watchdog_fire(const uint64_t* bar, uint32_t 
     v->block_x = blockIdx.x;
     v->block_y = blockIdx.y;
     v->thread = threadIdx.x;
-    v->smem_offset = static_cast<uint32_t>(__cvta_generic_to_shared(bar)) & 1023u;  // offset in the map
+    v->smem_offset = static_cast<uint32_t>(__cvta_generic_to_shared(bar)) % kBarrierWindow;  // offset in the map
     v->phase = phase;
     v->waited_ns = waited_ns;
     __threadfence_system();  // the report reaches host memory before the trap ends the kernel

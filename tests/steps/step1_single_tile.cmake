@@ -5,8 +5,6 @@ set(HG_PTX_sm_100a_step1_single_tile
   mbarrier.init mbarrier.try_wait.parity elect.sync)
 set(HG_PTX_sm_90a_step1_single_tile
   wgmma.mma_async wgmma.commit_group wgmma.wait_group wgmma.fence fence.proxy.async)
-set(HG_PTX_FORBID_step1_single_tile cp.async.bulk.tensor mbarrier.arrive.expect_tx cp.async.bulk.commit_group
-  ${HG_LATER_PTX})
 hg_cli_test(step1_single_tile/shape_rule 2 "exactly one 128 x 128 x 64 tile" $<TARGET_FILE:step1_single_tile> --m 256)
 foreach(seed 1 2 3)
   hg_step_runs(step1_single_tile seed${seed} --seed ${seed})

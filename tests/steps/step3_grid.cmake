@@ -1,7 +1,6 @@
 # step3_grid's tests. It changes offsets, not instructions: step 1's PTX, still no TMA.
 set(HG_PTX_sm_100a_step3_grid ${HG_PTX_sm_100a_step1_single_tile})
 set(HG_PTX_sm_90a_step3_grid ${HG_PTX_sm_90a_step1_single_tile})
-set(HG_PTX_FORBID_step3_grid ${HG_PTX_FORBID_step1_single_tile})
 hg_cli_test(step3_grid/shape_rule 2 "N must be a multiple of 128" $<TARGET_FILE:step3_grid> --n 64)
 hg_step_runs(step3_grid 128x128x64 --m 128 --n 128 --k 64)
 hg_step_runs(step3_grid 256x384x192 --m 256 --n 384 --k 192)

@@ -2,7 +2,6 @@
 # thread copies into the swizzled tiles any more, so the Hopper kernel needs a proxy fence only for D.
 set(HG_PTX_sm_100a_step4_tma ${HG_PTX_sm_100a_step1_single_tile} ${HG_TMA_PTX})
 set(HG_PTX_sm_90a_step4_tma ${HG_PTX_sm_90a_step1_single_tile} ${HG_TMA_PTX} mbarrier.try_wait.parity)
-set(HG_PTX_FORBID_step4_tma cp.async.bulk.wait_group.read ${HG_LATER_PTX})
 hg_cli_test(step4_tma/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step4_tma> --k 100)
 hg_step_runs(step4_tma 128x128x64 --m 128 --n 128 --k 64)          # one K tile
 hg_step_runs(step4_tma 256x384x192 --m 256 --n 384 --k 192)        # an odd number of K tiles (3)

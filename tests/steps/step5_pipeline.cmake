@@ -1,7 +1,6 @@
 # step5_pipeline's tests. It changes buffering, not instructions: step 4's PTX.
 set(HG_PTX_sm_100a_step5_pipeline ${HG_PTX_sm_100a_step4_tma})
 set(HG_PTX_sm_90a_step5_pipeline ${HG_PTX_sm_90a_step4_tma})
-set(HG_PTX_FORBID_step5_pipeline ${HG_PTX_FORBID_step4_tma})
 hg_cli_test(step5_pipeline/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step5_pipeline> --k 100)
 hg_ring_runs(step5_pipeline 128x128x64 --m 128 --n 128 --k 64)     # one K tile: fewer than the stages
 hg_ring_runs(step5_pipeline 256x384x192 --m 256 --n 384 --k 192)   # an odd number of K tiles (3)

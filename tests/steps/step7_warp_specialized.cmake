@@ -5,7 +5,6 @@
 set(HG_PTX_sm_100a_step7_warp_specialized ${HG_PTX_sm_100a_step6_persistent} bar.sync)
 set(HG_PTX_sm_90a_step7_warp_specialized ${HG_PTX_sm_90a_step6_persistent}
   setmaxnreg.inc.sync.aligned.u32 setmaxnreg.dec.sync.aligned.u32 bar.arrive bar.sync mbarrier.arrive.shared)
-set(HG_PTX_FORBID_step7_warp_specialized .multicast::cluster cta_group::2)
 # The Hopper producer gives its registers away: the SASS holds the register reallocation (USETMAXREG).
 set(HG_SASS_step7_warp_specialized sm_90a=USETMAXREG)
 hg_cli_test(step7_warp_specialized/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step7_warp_specialized>

@@ -8,7 +8,7 @@ set(HG_PTX_sm_100a_step8_cluster ${HG_PTX_sm_100a_step7_warp_specialized} tcgen0
   mapa.shared::cluster mbarrier.arrive.shared::cluster)
 set(HG_PTX_sm_90a_step8_cluster ${HG_PTX_sm_90a_step7_warp_specialized} .multicast::cluster barrier.cluster.arrive
   mapa.shared::cluster mbarrier.arrive.shared::cluster)
-set(HG_PTX_FORBID_step8_cluster mbarrier.arrive.release.cluster)
+set(HG_PTX_NOT_step8_cluster mbarrier.arrive.release.cluster)
 # The Hopper kernel's TMA loads multicast; the Blackwell MMA is the two-CTA form.
 set(HG_SASS_step8_cluster sm_90a=USETMAXREG sm_90a=MULTICAST sm_100a=2CTA)
 hg_cli_test(step8_cluster/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:step8_cluster> --k 100)
