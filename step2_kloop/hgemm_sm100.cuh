@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
   if (warp_id == 0) {
-    if (lane_id == 0) ptx::mbarrier_init(&smem.mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+    if (lane_id == 0) ptx::mbarrier_init(&smem.mma_bar, 1);     // one arrival completes a phase: the tcgen05.commit
     ptx::tcgen05_alloc(ptx::cta_group_1, &smem.tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below

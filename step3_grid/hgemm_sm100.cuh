@@ -73,16 +73,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   // [tile]
-  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
-  // n_st.. of B (the rows of B become the columns of D through the transpose).
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
+  // This CTA's output tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127]: it reads rows tile_m0.. of A and rows
+  // tile_n0.. of B (the rows of B become the columns of D through the transpose).
+  const int tile_m0 = blockIdx.x * BLK_M;
+  const int tile_n0 = blockIdx.y * BLK_N;
   // [tile]
 
   // [setup]
   // --- Barrier + TMEM init (warp 0 only) ----------------------------------------------------------------
   if (warp_id == 0) {
-    if (lane_id == 0) ptx::mbarrier_init(&smem.mma_bar, 1);  // one arrival completes a phase: the tcgen05.commit
+    if (lane_id == 0) ptx::mbarrier_init(&smem.mma_bar, 1);     // one arrival completes a phase: the tcgen05.commit
     ptx::tcgen05_alloc(ptx::cta_group_1, &smem.tmem_slot, kTmemCols);  // whole warp; writes the TMEM base to SMEM
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_1);     // this CTA allocates nothing more
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
@@ -107,13 +107,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
-      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(m_st + r) * K + i * BLK_K + kc * 8);
+      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(tile_m0 + r) * K + i * BLK_K + kc * 8);
       *reinterpret_cast<uint4*>(smem.A + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
 #pragma unroll
     for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
-      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(n_st + r) * K + i * BLK_K + kc * 8);
+      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(tile_n0 + r) * K + i * BLK_K + kc * 8);
       *reinterpret_cast<uint4*>(smem.B + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (MMA)
@@ -158,8 +158,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::tcgen05_ld_32x32b(acc, hg::tmem_addr(tmem_base, warp_id * 32, 0));
   ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
-  __half* d_tile = D + size_t(m_st) * N + n_st;  // this CTA's tile of D
-  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(n_st) * N + m_st;  // offsets swapped
+  __half* d_tile = D + size_t(tile_m0) * N + tile_n0;  // this CTA's tile of D
+  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(tile_n0) * N + tile_m0;  // offsets swapped
   __half* d_row = d_tile + size_t(warp_id * 32 + lane_id) * N;
 #pragma unroll
   for (int j = 0; j < BLK_N; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store

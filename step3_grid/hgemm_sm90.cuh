@@ -62,10 +62,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   // [tile]
-  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
-  // n_st.. of B (the rows of B become the columns of D through the transpose).
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
+  // This CTA's output tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127]: it reads rows tile_m0.. of A and rows
+  // tile_n0.. of B (the rows of B become the columns of D through the transpose).
+  const int tile_m0 = blockIdx.x * BLK_M;
+  const int tile_n0 = blockIdx.y * BLK_N;
   // [tile]
 
   // [setup]
@@ -88,13 +88,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int c = tid; c < BLK_M * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
-      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(m_st + r) * K + i * BLK_K + kc * 8);
+      const uint4 v = *reinterpret_cast<const uint4*>(A + size_t(tile_m0 + r) * K + i * BLK_K + kc * 8);
       *reinterpret_cast<uint4*>(smem.A + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
 #pragma unroll
     for (int c = tid; c < BLK_N * BLK_K / 8; c += kThreads) {
       const int r = c / 8, kc = c % 8;
-      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(n_st + r) * K + i * BLK_K + kc * 8);
+      const uint4 v = *reinterpret_cast<const uint4*>(B + size_t(tile_n0 + r) * K + i * BLK_K + kc * 8);
       *reinterpret_cast<uint4*>(smem.B + hg::swizzle128b_offset(r, kc * 8)) = v;
     }
     ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the async proxy (wgmma)
@@ -127,8 +127,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // --- Writeback: registers -> GMEM (wgmma accumulator fragment layout) -----------------------------------
   // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
   // inside half h.
-  __half* d_tile = D + size_t(m_st) * N + n_st;  // this CTA's tile of D
-  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(n_st) * N + m_st;  // offsets swapped
+  __half* d_tile = D + size_t(tile_m0) * N + tile_n0;  // this CTA's tile of D
+  if constexpr (BREAK == hg::Break::kSwapTileOffsets) d_tile = D + size_t(tile_n0) * N + tile_m0;  // offsets swapped
 #pragma unroll
   for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
     const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;

@@ -55,7 +55,8 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
-// Who signals whom: TMA -> tma_bar -> warp 0 (it issues the MMA); MMA (tcgen05.commit) -> mma_bar -> every thread.
+// Who signals whom: TMA -> tma_bar -> warp 0, which issues the MMAs;
+//                   MMA (tcgen05.commit) -> mma_bar -> every thread.
 struct Smem {
   uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
   uint64_t mma_bar;                             // MMA -> every thread: the MMAs issued so far are done
@@ -64,7 +65,7 @@ struct Smem {
   alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
-constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem) + 1024;                                 // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -80,10 +81,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   // [tile]
-  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
-  // n_st.. of B (the rows of B become the columns of D through the transpose).
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
+  // This CTA's output tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127]: it reads rows tile_m0.. of A and rows
+  // tile_n0.. of B (the rows of B become the columns of D through the transpose).
+  const int tile_m0 = blockIdx.x * BLK_M;
+  const int tile_n0 = blockIdx.y * BLK_N;
   // [tile]
 
   // [setup]
@@ -108,8 +109,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // One thread loads K tile k_tile of A and B with TMA, both completing on tma_bar. One issuer: with
   // elect.sync in every warp, four threads would each issue the copies.
   auto tma_load = [&](int k_tile) {
-    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
-    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    const int32_t a_coords[2] = {k_tile * BLK_K, tile_m0};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, tile_n0};
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A, &tmap_a, a_coords, &smem.tma_bar);
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B, &tmap_b, b_coords, &smem.tma_bar);
     // Arrive once and announce the bytes: the phase completes when the arrival AND 32768 bytes are in.
@@ -195,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
   if (tid == 0) {
     for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-      const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+      const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                 smem.D[box]);
     }

@@ -57,7 +57,7 @@ struct Smem {
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;                     // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
@@ -75,10 +75,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   // [tile]
-  // This CTA's output tile is D[m_st .. m_st+127][n_st .. n_st+127]: it reads rows m_st.. of A and rows
-  // n_st.. of B (the rows of B become the columns of D through the transpose).
-  const int m_st = blockIdx.x * BLK_M;
-  const int n_st = blockIdx.y * BLK_N;
+  // This CTA's output tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127]: it reads rows tile_m0.. of A and rows
+  // tile_n0.. of B (the rows of B become the columns of D through the transpose).
+  const int tile_m0 = blockIdx.x * BLK_M;
+  const int tile_n0 = blockIdx.y * BLK_N;
   // [tile]
 
   // [setup]
@@ -97,8 +97,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
   auto tma_load = [&](int stage, int k_tile) {
-    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
-    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    const int32_t a_coords[2] = {k_tile * BLK_K, tile_m0};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, tile_n0};
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a, a_coords,
                               &smem.tma_bar[stage]);
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b, b_coords,
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
   if (tid == 0) {
     for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-      const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+      const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                 smem.D[box]);
     }

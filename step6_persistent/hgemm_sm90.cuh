@@ -58,7 +58,7 @@ struct Smem {
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;                     // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
@@ -77,9 +77,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tid = threadIdx.x;
   // [tile]
   // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
-  // then every gridDim.x-th one. The current tile is D[m_st .. m_st+127][n_st .. n_st+127].
+  // then every gridDim.x-th one. The current tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127].
   hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, /*group=*/8);
-  int m_st = 0, n_st = 0;
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -100,8 +100,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // One thread loads K tile k_tile of A and B with TMA into ring stage `stage`, completing on tma_bar[stage].
   auto tma_load = [&](int stage, int k_tile) {
-    const int32_t a_coords[2] = {k_tile * BLK_K, m_st};  // innermost (K) first
-    const int32_t b_coords[2] = {k_tile * BLK_K, n_st};
+    const int32_t a_coords[2] = {k_tile * BLK_K, tile_m0};  // innermost (K) first
+    const int32_t b_coords[2] = {k_tile * BLK_K, tile_n0};
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a, a_coords,
                               &smem.tma_bar[stage]);
     ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b, b_coords,
@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [persistent]
   // --- Persistent loop: this CTA computes its scheduled tiles one after the other -----------------------
   while (scheduler.valid()) {
-    m_st = scheduler.current().m * BLK_M;
-    n_st = scheduler.current().n * BLK_N;
+    tile_m0 = scheduler.current().m * BLK_M;
+    tile_n0 = scheduler.current().n * BLK_N;
     // --break reset-phase-per-tile: the original's reset of the pipeline state at every tile.
     if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;
     // [persistent]
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
     if (tid == 0) {
       for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-        const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+        const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                   smem.D[box]);
       }

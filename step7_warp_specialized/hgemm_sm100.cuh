@@ -77,7 +77,7 @@ struct Smem {
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;                     // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 32 KiB of shared memory.
@@ -95,10 +95,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tid = threadIdx.x;
   // [tile]
   // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
-  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
+  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[tile_m0..+127][tile_n0..+127].
   const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
   hg::TileScheduler scheduler(M_TILES, N_TILES, gridDim.x, blockIdx.x, /*group=*/8);
-  int m_st = 0, n_st = 0;
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -130,19 +130,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === TMA producer: one elected thread =====================================================================
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = scheduler.current().m * BLK_M;
-        n_st = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        tile_m0 = scheduler.current().m * BLK_M;
+        tile_n0 = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // The MMAs that read this stage one trip ago must be done. A fresh barrier counts the phase before
           // its first (parity 1) as complete, so the first trip around the ring does not wait.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
-          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st};
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b,
@@ -158,8 +158,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
-      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++ring_pos)
+        ptx::mbarrier_wait_parity(&smem.empty_bar[ring_pos % PIPE_DEPTH], ((ring_pos / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The MMA is a cooperative hardware operation: one thread's issue computes all 128 x 128 outputs.
     if (ptx::elect_sync()) {
       const uint32_t idesc = hg::sm100_instr_desc_f16(BLK_M, BLK_N);  // fp16 x fp16 -> fp32, 128 x 128
-      uint32_t it = 0;         // ring position, as the producer's
+      uint32_t ring_pos = 0;                                          // ring position, as the producer's
       uint32_t tile_no = 0;    // tiles of this CTA so far: accumulator tile_no % 2, used for the tile_no/2-th time
       for (; scheduler.valid(); scheduler.next(), ++tile_no) {
         const int acc = tile_no % kAccs;
@@ -179,9 +179,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0)
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
           const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage]));
@@ -202,8 +202,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Epilogue warpgroup (warps 0-3) =======================================================================
     uint32_t tile_no = 0;
     for (; scheduler.valid(); scheduler.next(), ++tile_no) {
-      m_st = scheduler.current().m * BLK_M;
-      n_st = scheduler.current().n * BLK_N;
+      tile_m0 = scheduler.current().m * BLK_M;
+      tile_n0 = scheduler.current().n * BLK_N;
       const int acc = tile_no % kAccs;
       const uint32_t acc_phase = (tile_no / kAccs) & 1;
       // [epilogue]
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // SMEM -> GMEM: one thread stores the tile as two 64-column boxes, as one bulk-async group.
       if (tid == 0) {
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                     smem.D[box]);
         }

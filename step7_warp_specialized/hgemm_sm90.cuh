@@ -74,7 +74,7 @@ struct Smem {
   alignas(1024) uint8_t D[kConsumers][BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D [c][box][128][64] fp16
 };
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;                     // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // PIPE_DEPTH: stages of the shared-memory ring, shared by both consumers (--pipe-depth). Each stage costs
@@ -94,9 +94,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
   // [tile]
   // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
-  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[m_st..+127][n_st..+127].
+  // gridDim.x-th one. Every role walks them in the same order; the current tile is D[tile_m0..+127][tile_n0..+127].
   const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
-  int m_st = 0, n_st = 0;
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -118,19 +118,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
       hg::TileScheduler scheduler(M_TILES, N_TILES, gridDim.x, blockIdx.x, /*group=*/8);
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = scheduler.current().m * BLK_M;
-        n_st = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        tile_m0 = scheduler.current().m * BLK_M;
+        tile_n0 = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // The consumer that read this stage one trip ago must have released it. A fresh barrier counts the
           // phase before its first (parity 1) as complete, so the first trip around the ring does not wait.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
-          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st};
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0};
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[stage], &tmap_b,
@@ -146,12 +146,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int ctid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][128][64] fp16: this consumer's own staging tile
     // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
     // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
     hg::TileScheduler scheduler(M_TILES, N_TILES, kConsumers * gridDim.x, blockIdx.x + consumer * gridDim.x, 8);
-    uint32_t it = consumer * K_TILES;  // ring position of this consumer's next K tile
+    uint32_t ring_pos = consumer * K_TILES;  // ring position of this consumer's next K tile
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
     float acc[BLK_M / WGMMA_M][64];
@@ -159,8 +159,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
     for (; scheduler.valid(); scheduler.next()) {
-      m_st = scheduler.current().m * BLK_M;
-      n_st = scheduler.current().n * BLK_N;
+      tile_m0 = scheduler.current().m * BLK_M;
+      tile_n0 = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
       const bool has_next_tile = scheduler.tile + int(gridDim.x) < M_TILES * N_TILES;
 
@@ -173,9 +173,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // [kloop]
       // --- K-loop: wait "full", issue the K tile's 8 wgmma, release the stage the previous group read --------
-      for (int i = 0; i < K_TILES; ++i, ++it) {
-        const int stage = it % PIPE_DEPTH;
-        const uint32_t phase = (it / PIPE_DEPTH) & 1;
+      for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        const int stage = ring_pos % PIPE_DEPTH;
+        const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
@@ -194,13 +194,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one: the tensor core always has the next K
         // tile queued, and the previous group's stage has been read, so it can go back to the producer.
         ptx::wgmma_wait_group<1>();
-        if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // one per warp
+        if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // one per warp
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
       if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage
-      it += K_TILES;  // skip the other consumer's next tile on the ring
+      if (lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage
+      ring_pos += K_TILES;         // skip the other consumer's next tile on the ring
       // [kloop]
 
       // [epilogue]
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // It runs while the other consumer's wgmma fill the tensor core. Thread t of the warpgroup holds, in
       // acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8 inside half h.
       // Our previous store must have finished reading Ds before this tile overwrites it.
-      if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes Ds before that
 #pragma unroll
       for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
@@ -227,9 +227,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread of the consumer stores the tile as two 64-column boxes, as one bulk group.
-      if (ctid == 0) {
+      if (wg_tid == 0) {
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                     Ds[box]);
         }
@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // [epilogue]
     }
-    if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
   }
   // [roles]
 #endif

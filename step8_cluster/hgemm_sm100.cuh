@@ -46,7 +46,7 @@ namespace step8::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA's outputs: 128 x 256, 64 of K per load
-constexpr int PAIR_M = 2 * BLK_M;                    // the pair's tile: 256 x 256; each CTA loads 128 rows of B
+constexpr int MMA_M = 2 * BLK_M;                     // the pair's tile: 256 x 256; each CTA loads 128 rows of B
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
@@ -104,9 +104,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // M and N need only be multiples of 128: the rows of A or B that a pair tile has beyond M or N read as zeros
   // (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips the store).
   const int K_TILES = K / BLK_K;
-  const int PAIR_ROWS = (M / BLK_M + 1) / 2, PAIR_COLS = (N / B_ROWS + 1) / 2;  // rounded up
-  hg::TileScheduler scheduler(PAIR_ROWS, PAIR_COLS, num_clusters, cluster_id, /*group=*/4);
-  int m_st = 0, n_st = 0;
+  const int M_PAIR_TILES = (M / BLK_M + 1) / 2, N_PAIR_TILES = (N / B_ROWS + 1) / 2;  // rounded up
+  hg::TileScheduler scheduler(M_PAIR_TILES, N_PAIR_TILES, num_clusters, cluster_id, /*group=*/4);
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -140,19 +140,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === TMA producer: one elected thread =====================================================================
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = scheduler.current().m * PAIR_M + int(rank) * BLK_M;   // this CTA's 128 rows of A
-        n_st = scheduler.current().n * BLK_N;                        // the pair's 256 columns
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        tile_m0 = scheduler.current().m * MMA_M + int(rank) * BLK_M;   // this CTA's 128 rows of A
+        tile_n0 = scheduler.current().n * BLK_N;                        // the pair's 256 columns
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // The pair's MMAs that read this stage one trip ago must be done (the leader's commit reaches both
           // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
-          const int32_t a_coords[2] = {i * BLK_K, m_st};                       // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};                       // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
           ptx::tma_load_2d_pair(smem.A[stage], &tmap_a, a_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           ptx::tma_load_2d_pair(smem.B[stage], &tmap_b, b_coords, &smem.full_bar[stage], /*bar_rank=*/0);
@@ -168,8 +168,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
-      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++ring_pos)
+        ptx::mbarrier_wait_parity(&smem.empty_bar[ring_pos % PIPE_DEPTH], ((ring_pos / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the CTA barrier at the end
@@ -178,8 +178,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // One tcgen05.mma.cta_group::2 computes the pair's 256 x 256 outputs: A rows 0-127 and B rows 0-127 from
     // the leader's shared memory, A rows 128-255 and B rows 128-255 from the peer's, at the same offsets.
     if (ptx::elect_sync()) {
-      const uint32_t idesc = hg::sm100_instr_desc_f16(PAIR_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
-      uint32_t it = 0;         // ring position, as the producer's
+      const uint32_t idesc = hg::sm100_instr_desc_f16(MMA_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
+      uint32_t ring_pos = 0;   // ring position, as the producer's
       uint32_t tile_no = 0;    // tiles of this CTA so far: accumulator tile_no % 2, used for the tile_no/2-th time
       for (; scheduler.valid(); scheduler.next(), ++tile_no) {
         const int acc = tile_no % kAccs;
@@ -190,9 +190,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0), both CTAs
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
           const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage]));
@@ -214,8 +214,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Epilogue warpgroup (warps 0-3) =======================================================================
     uint32_t tile_no = 0;
     for (; scheduler.valid(); scheduler.next(), ++tile_no) {
-      m_st = scheduler.current().m * PAIR_M + int(rank) * BLK_M;  // this CTA's 128 rows of the pair's tile
-      n_st = scheduler.current().n * BLK_N;
+      tile_m0 = scheduler.current().m * MMA_M + int(rank) * BLK_M;  // this CTA's 128 rows of the pair's tile
+      tile_n0 = scheduler.current().n * BLK_N;
       const int acc = tile_no % kAccs;
       const uint32_t acc_phase = (tile_no / kAccs) & 1;
       // [epilogue]
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // SMEM -> GMEM: one thread stores this CTA's 128 x 256 part as four 64-column boxes, one bulk group.
       if (tid == 0) {
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                     smem.D[box]);
         }

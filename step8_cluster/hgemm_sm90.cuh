@@ -102,13 +102,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
   // The scheduler now hands out PAIR tiles, 256 x 128: pair tile `cluster_id`, then every num_clusters-th one,
-  // grouped as before (4 pair rows = 8 tile rows). CTA `rank` computes D[m_st..+127][n_st..+127], the
+  // grouped as before (4 pair rows = 8 tile rows). CTA `rank` computes D[tile_m0..+127][tile_n0..+127], the
   // pair's upper (rank 0) or lower (rank 1) tile. With an odd number of tile rows the lower tile of the last
   // pair row lies below M: its A loads read zeros (TMA fills out-of-bounds rows) and its store writes nothing
   // (TMA clips it), so that CTA still takes part in the pair's barriers and loads its half of B.
   const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
-  const int PAIR_ROWS = (M_TILES + 1) / 2;
-  int m_st = 0, n_st = 0;
+  const int M_PAIR_TILES = (M_TILES + 1) / 2;
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -129,21 +129,21 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
-      hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, num_clusters, cluster_id, /*group=*/4);
+      hg::TileScheduler scheduler(M_PAIR_TILES, N_TILES, num_clusters, cluster_id, /*group=*/4);
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-        n_st = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        tile_m0 = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+        tile_n0 = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // The consumers that read this stage one trip ago, here AND in the peer, must have released it: both
           // producers write into it. A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
-          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 64 * rank of the stage's B tile; 64 rows of
@@ -163,14 +163,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int ctid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][128][64] fp16: this consumer's own staging tile
     // Consumer c takes pair tiles c, c+2, ... of this pair's list, i.e. pair tiles cluster_id + c*num_clusters,
     // then every 2*num_clusters-th one; the producer loaded the K tiles of its j-th tile at positions j*K_TILES on.
     // The peer's consumer c takes the same pair tiles: the two CTAs' rings stay in step.
-    hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, kConsumers * num_clusters,
+    hg::TileScheduler scheduler(M_PAIR_TILES, N_TILES, kConsumers * num_clusters,
                                 cluster_id + consumer * num_clusters, /*group=*/4);
-    uint32_t it = consumer * K_TILES;  // ring position of this consumer's next K tile
+    uint32_t ring_pos = consumer * K_TILES;  // ring position of this consumer's next K tile
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
     float acc[BLK_M / WGMMA_M][64];
@@ -183,10 +183,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
 
     for (; scheduler.valid(); scheduler.next()) {
-      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-      n_st = scheduler.current().n * BLK_N;
+      tile_m0 = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+      tile_n0 = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
-      const bool has_next_tile = scheduler.tile + num_clusters < PAIR_ROWS * N_TILES;
+      const bool has_next_tile = scheduler.tile + num_clusters < M_PAIR_TILES * N_TILES;
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
@@ -197,9 +197,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // [kloop]
       // --- K-loop: wait "full", issue the K tile's 8 wgmma, release the stage the previous group read --------
-      for (int i = 0; i < K_TILES; ++i, ++it) {
-        const int stage = it % PIPE_DEPTH;
-        const uint32_t phase = (it / PIPE_DEPTH) & 1;
+      for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        const int stage = ring_pos % PIPE_DEPTH;
+        const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
 #pragma unroll
@@ -221,13 +221,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         // One thread per warpgroup: a wgmma is one warpgroup-wide operation, complete for all four warps when
         // this thread's wait returns (CUTLASS's PipelineTmaAsync releases the same way), and every arrival here
         // is also one remote arrive to the peer.
-        if (i > 0 && ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);
+        if (i > 0 && wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
       if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
-      it += K_TILES;  // skip the other consumer's next tile on the ring
+      if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
+      ring_pos += K_TILES;         // skip the other consumer's next tile on the ring
       // [kloop]
 
       // [epilogue]
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // It runs while the other consumer's wgmma fill the tensor core. Thread t of the warpgroup holds, in
       // acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8 inside half h.
       // Our previous store must have finished reading Ds before this tile overwrites it.
-      if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes Ds before that
 #pragma unroll
       for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
@@ -254,9 +254,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole tile is staged before the store
 
       // SMEM -> GMEM: one thread of the consumer stores the tile as two 64-column boxes, as one bulk group.
-      if (ctid == 0) {
+      if (wg_tid == 0) {
         for (int box = 0; box < BLK_N / kDBoxCols; ++box) {
-          const int32_t d_coords[2] = {n_st + box * kDBoxCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {tile_n0 + box * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords,
                                     Ds[box]);
         }
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // [epilogue]
     }
-    if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
   }
   // [roles]
   // [exit]

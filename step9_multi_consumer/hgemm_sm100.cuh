@@ -46,14 +46,14 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one consumer's outputs per CTA: 128 x 256
 constexpr int kConsumers = 2;                        // consumer c: its own A rows, the shared B, TMEM 256c..
-constexpr int PAIR_M = 2 * BLK_M;                    // one consumer's pair tile: 256 x 256 (step 8's)
-constexpr int CLUSTER_M = kConsumers * PAIR_M;       // the pair's tile: 512 x 256
+constexpr int MMA_M = 2 * BLK_M;                     // one consumer's pair tile: 256 x 256 (step 8's)
+constexpr int CLUSTER_TILE_M = kConsumers * MMA_M;   // the pair's tile: 512 x 256
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
 constexpr int kMmaWarp = 8, kProducerWarp = 11;      // in warpgroup 2: warpgroups 0 and 1 are the epilogues
 __device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
-constexpr int kAccs = kConsumers;                    // TMEM accumulators: MMA c fills c, epilogue c drains it
+constexpr int kAccs = kConsumers;                      // TMEM accumulators: MMA c fills c, epilogue c drains it
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
 __device__ constexpr uint32_t kEmptyArrivals = kConsumers;  // one multicast commit per consumer's MMA warp
@@ -109,8 +109,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // 512m + 256c + 128r .. +127 of it. M and N need only be multiples of 128: rows of A or B beyond M or N
   // read as zeros (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips).
   const int K_TILES = K / BLK_K;
-  const int PAIR_ROWS = (M / BLK_M + 3) / 4, PAIR_COLS = (N / B_ROWS + 1) / 2;  // rounded up
-  hg::TileScheduler scheduler(PAIR_ROWS, PAIR_COLS, num_clusters, cluster_id, /*group=*/2);
+  const int M_PAIR_TILES = (M / BLK_M + 3) / 4, N_PAIR_TILES = (N / B_ROWS + 1) / 2;  // rounded up
+  hg::TileScheduler scheduler(M_PAIR_TILES, N_PAIR_TILES, num_clusters, cluster_id, /*group=*/2);
   // [tile]
 
   // [setup]
@@ -145,23 +145,23 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === TMA producer: one elected thread =====================================================================
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        const int m_st = scheduler.current().m * CLUSTER_M + int(rank) * BLK_M;  // consumer 0's rows here
-        const int n_st = scheduler.current().n * BLK_N;                          // the pair's 256 columns
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        const int tile_m0 = scheduler.current().m * CLUSTER_TILE_M + int(rank) * BLK_M;  // consumer 0's rows here
+        const int tile_n0 = scheduler.current().n * BLK_N;                          // the pair's 256 columns
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // Both consumers' MMAs that read this stage one trip ago must be done (each one's commit reaches both
           // CTAs' empty_bar). A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           // .cta_group::2: the bytes land in THIS CTA's shared memory and are counted on the LEADER's barrier.
           for (int c = 0; c < kConsumers; ++c) {
-            const int32_t a_coords[2] = {i * BLK_K, m_st + c * PAIR_M};  // consumer c's 128 rows of A here
+            const int32_t a_coords[2] = {i * BLK_K, tile_m0 + c * MMA_M};  // consumer c's 128 rows of A here
             ptx::tma_load_2d_pair(smem.A[stage][c], &tmap_a, a_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           }
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B, once
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B, once
           ptx::tma_load_2d_pair(smem.B[stage], &tmap_b, b_coords, &smem.full_bar[stage], /*bar_rank=*/0);
           // Only the leader arrives, announcing the bytes of both CTAs: 98304.
           if (rank == 0)
@@ -175,8 +175,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       // more K tiles would make. A commit's arrival is made by the tensor core once its MMAs are done, with no
       // order between commits and no thread barrier below covering it; this CTA must not exit (and its shared
       // memory go to the next CTA) while one may still land. A stage never used passes at once (fresh barrier).
-      for (int s = 0; s < PIPE_DEPTH; ++s, ++it)
-        ptx::mbarrier_wait_parity(&smem.empty_bar[it % PIPE_DEPTH], ((it / PIPE_DEPTH) & 1) ^ 1);
+      for (int s = 0; s < PIPE_DEPTH; ++s, ++ring_pos)
+        ptx::mbarrier_wait_parity(&smem.empty_bar[ring_pos % PIPE_DEPTH], ((ring_pos / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
     __syncwarp();  // the warp reconverges before the cluster barrier at the end
@@ -186,9 +186,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // pair's B (rows 0-127 from the leader, 128-255 from the peer), into TMEM columns 256c.. of both CTAs.
     const int c = warp_id - kMmaWarp;
     if (ptx::elect_sync()) {
-      const uint32_t idesc = hg::sm100_instr_desc_f16(PAIR_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
+      const uint32_t idesc = hg::sm100_instr_desc_f16(MMA_M, BLK_N);  // fp16 x fp16 -> fp32, 256 x 256
       const uint32_t tmem_acc = tmem_base + c * BLK_N;  // this consumer's accumulator (lane 0), both CTAs
-      uint32_t it = 0;       // ring position, as the producer's
+      uint32_t ring_pos = 0;                            // ring position, as the producer's
       uint32_t tile_no = 0;  // tiles so far: its accumulator is used for the tile_no-th time
       for (; scheduler.valid(); scheduler.next(), ++tile_no) {
         // [mma]
@@ -196,9 +196,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[c], (tile_no & 1) ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
           ptx::tcgen05_fence_after_thread_sync();               // order the MMA issue after that wait
           const uint64_t a_desc = hg::sm100_smem_desc_sw128(hg::smem_u32(smem.A[stage][c]));
@@ -221,12 +221,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int c = wg_id;
     const int ep_warp = warp_id % 4;            // TMEM lanes 32 * ep_warp .. +31 belong to this warp
     const int row = ep_warp * 32 + lane_id;     // thread t owns row t of this CTA's 128 rows
-    uint8_t* Ds = smem.D[c];  // [128][64] fp16: this epilogue's own box
+    uint8_t* Ds = smem.D[c];                    // [128][64] fp16: this epilogue's own box
     const bool storer = tid % 128 == 0;         // thread 0 of the warpgroup issues its stores
     uint32_t tile_no = 0;
     for (; scheduler.valid(); scheduler.next(), ++tile_no) {
-      const int m_st = scheduler.current().m * CLUSTER_M + c * PAIR_M + int(rank) * BLK_M;  // its 128 rows
-      const int n_st = scheduler.current().n * BLK_N;
+      const int tile_m0 = scheduler.current().m * CLUSTER_TILE_M + c * MMA_M + int(rank) * BLK_M;  // its 128 rows
+      const int tile_n0 = scheduler.current().n * BLK_N;
       // [epilogue]
       // --- Wait for the accumulator (consumer c's multicast commit reached our acc_full_bar[c] too) ----------
       ptx::mbarrier_wait_parity(&smem.acc_full_bar[c], tile_no & 1);  // the tile's last MMA has completed
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
         if (storer) {
-          const int32_t d_coords[2] = {n_st + chunk * kDBoxCols, m_st};  // innermost (columns) first
+          const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
           ptx::cp_async_bulk_commit_group();
         }

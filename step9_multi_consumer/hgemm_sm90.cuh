@@ -108,12 +108,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [tile]
   // The scheduler hands out PAIR tiles, now 256 x 256: pair tile `cluster_id`, then every num_clusters-th one,
   // in L2 groups of 8 pair rows (16 rows of 128: the pairs in flight share 16 bands of A). CTA `rank`
-  // computes D[m_st..+127][n_st..+255], the pair's upper (rank 0) or lower (rank 1) tile. M and N need only be
+  // computes D[tile_m0..+127][tile_n0..+255], the pair's upper (rank 0) or lower (rank 1) tile. M and N need only be
   // multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows) and outputs
   // there are never written (TMA clips the store).
   const int M_TILES = M / BLK_M, K_TILES = K / BLK_K;
-  const int PAIR_ROWS = (M_TILES + 1) / 2, N_TILES = (N / 128 + 1) / 2;  // rounded up
-  int m_st = 0, n_st = 0;
+  const int M_PAIR_TILES = (M_TILES + 1) / 2, N_TILES = (N + BLK_N - 1) / BLK_N;  // rounded up
+  int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
   // [setup]
@@ -131,25 +131,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
 
   // [roles]
-  hg::TileScheduler scheduler(PAIR_ROWS, N_TILES, num_clusters, cluster_id, /*group=*/8);  // every role
+  hg::TileScheduler scheduler(M_PAIR_TILES, N_TILES, num_clusters, cluster_id, /*group=*/8);  // every role
   if (wg_id == kConsumers) {
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
-      uint32_t it = 0;
+      uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
-        m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-        n_st = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++it) {
-          const int stage = it % PIPE_DEPTH;
-          const uint32_t phase = (it / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+        tile_m0 = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+        tile_n0 = scheduler.current().n * BLK_N;
+        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
           // Every consumer that read this stage one trip ago, here AND in the peer, must have released it.
           // A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
-          const int32_t a_coords[2] = {i * BLK_K, m_st};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, n_st + int(rank) * B_ROWS};  // this CTA's half of B
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
@@ -169,16 +169,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int ctid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
     // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
-    uint32_t it = 0;
+    uint32_t ring_pos = 0;
     float acc[128];
     // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
-    // first K tiles run: out[2j] holds acc[4j], acc[4j+1], out[2j+1] holds acc[4j+2], acc[4j+3].
-    __half2 out[64];
-    int out_m = -1, out_n = 0;  // where `out` goes; out_m < 0: nothing pending
+    // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
+    __half2 pending[64];
+    int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
     // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
@@ -188,26 +188,26 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // [epilogue]
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store) -> GMEM -----------------
-    // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in out[2j]) and
-    // +8 (in out[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
+    // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
+    // +8 (in pending[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
     const int row = (warp_id % 4) * 16 + lane_id / 4;
     auto write_chunk = [&](int chunk) {
       uint8_t* box = Ds[chunk % kDBoxes];
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
-      if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
+      if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes it before that
 #pragma unroll
       for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
         const int j = chunk * (kDBoxCols / 8) + jj;
         const int col = jj * 8 + (lane_id % 4) * 2;  // column inside the box
-        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row, col)) = out[2 * j];
-        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = out[2 * j + 1];
+        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row, col)) = pending[2 * j];
+        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = pending[2 * j + 1];
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
       ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole box is staged before the store
-      if (ctid == 0) {
-        const int32_t d_coords[2] = {out_n + chunk * kDBoxCols, out_m + consumer * WGMMA_M};  // columns first
+      if (wg_tid == 0) {
+        const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // columns first
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
         ptx::cp_async_bulk_commit_group();  // one group per box
       }
@@ -215,14 +215,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [epilogue]
 
     for (; scheduler.valid(); scheduler.next()) {
-      m_st = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-      n_st = scheduler.current().n * BLK_N;
+      tile_m0 = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+      tile_n0 = scheduler.current().n * BLK_N;
 
       // [kloop]
       // --- K-loop: wait "full", issue the K tile's 4 wgmma, release the stage the previous group read --------
-      for (int i = 0; i < K_TILES; ++i, ++it) {
-        const int stage = it % PIPE_DEPTH;
-        const uint32_t phase = (it / PIPE_DEPTH) & 1;
+      for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        const int stage = ring_pos % PIPE_DEPTH;
+        const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
         // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
@@ -238,35 +238,35 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Keep this group in flight and wait for the previous one, whose stage can then go back.
         ptx::wgmma_wait_group<1>();
         // One thread per warpgroup, as in step 8: the wgmma are warpgroup-wide operations.
-        if (i > 0 && ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);
+        if (i > 0 && wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);
         // While this K tile's wgmma run, write chunk i of the previous tile (the tensor core stays busy).
-        // (Unrolled so that `out` is indexed by constants and stays in registers.)
+        // (Unrolled so that `pending` is indexed by constants and stays in registers.)
 #pragma unroll
         for (int c = 0; c < BLK_N / kDBoxCols; ++c)
-          if (c == i && out_m >= 0) write_chunk(c);
+          if (c == i && pending_m >= 0) write_chunk(c);
       }
       // A K-loop shorter than 4 K tiles leaves chunks of the previous tile: write them now.
 #pragma unroll
       for (int c = 0; c < BLK_N / kDBoxCols; ++c)
-        if (c >= K_TILES && out_m >= 0) write_chunk(c);
+        if (c >= K_TILES && pending_m >= 0) write_chunk(c);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
-      if (ctid == 0) release(&smem.empty_bar[(it - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
+      if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       // [kloop]
 
       // [convert]
-      // Convert to fp16 now, so that the next tile's wgmma may overwrite acc while `out` is written.
+      // Convert to fp16 now, so that the next tile's wgmma may overwrite acc while `pending` is written.
 #pragma unroll
-      for (int j = 0; j < 64; ++j) out[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
-      out_m = m_st;
-      out_n = n_st;
+      for (int j = 0; j < 64; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
+      pending_m = tile_m0;
+      pending_n = tile_n0;
       // [convert]
     }
     // [last_tile]
     // The CTA's last tile has no next K-loop to hide behind.
 #pragma unroll
     for (int c = 0; c < BLK_N / kDBoxCols; ++c)
-      if (out_m >= 0) write_chunk(c);
-    if (ctid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+      if (pending_m >= 0) write_chunk(c);
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
     // [last_tile]
   }
   // [roles]

@@ -194,8 +194,8 @@ TEST_CASE("cutlass: the Blackwell instruction descriptor of every step equals cu
   check_instr_desc<step6::sm100::BLK_M, step6::sm100::BLK_N>("step6");
   check_instr_desc<step7::sm100::BLK_M, step7::sm100::BLK_N>("step7");
   // Step 8: the pair's MMA, 256 rows (128 from each CTA) x 256 columns.
-  check_instr_desc<step8::sm100::PAIR_M, step8::sm100::BLK_N>("step8");
-  check_instr_desc<step9::sm100::PAIR_M, step9::sm100::BLK_N>("step9");  // each consumer's pair MMA
+  check_instr_desc<step8::sm100::MMA_M, step8::sm100::BLK_N>("step8");
+  check_instr_desc<step9::sm100::MMA_M, step9::sm100::BLK_N>("step9");  // each consumer's pair MMA
 }
 
 TEST_CASE("cutlass: the Blackwell shared-memory descriptors (A and B, every stage and K step) equal make_umma_desc") {
