@@ -54,7 +54,7 @@ struct Smem {
   alignas(1024) uint8_t B[BLK_N * BLK_K * 2];  // B tile [128 rows][64 K] fp16, 16 KiB
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
-constexpr int kSmemBytes = sizeof(Smem) + 1024;                                 // + slack to align the base to 1024
+constexpr int kSmemBytes = sizeof(Smem) + 1024;  // + slack to align the base to 1024
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 32768: one K step, both tiles
 
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
