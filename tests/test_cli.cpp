@@ -103,6 +103,11 @@ TEST_CASE("parse_cli: accepted values of --init, --arch, the bounds and the full
   CHECK(parse({"--warmup", "100000"}).warmup == 100000);
   CHECK(parse({"--iters", "1"}).iters == 1);
   CHECK(parse({"--iters", "100000"}).iters == 100000);
+  CHECK(parse({}).settle_ms == 0);  // burst unless asked
+  CHECK(parse({"--settle-ms", "50"}).settle_ms == 50);
+  CHECK(parse({"--settle-ms=0"}).settle_ms == 0);
+  CHECK_THROWS_AS(parse({"--settle-ms", "-1"}), hg::UsageError);
+  CHECK_THROWS_AS(parse({"--settle-ms", "10001"}), hg::UsageError);
   CHECK(parse({"--seed", "0"}).seed == 0);
   CHECK(parse({"--seed", "18446744073709551615"}).seed == 18446744073709551615ull);
   CHECK(parse({"--m", "0128"}).shape.m == 128);  // leading zeros are still decimal

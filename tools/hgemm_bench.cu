@@ -9,10 +9,11 @@
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch), and <out>/ladder.csv
 // and <out>/ladder.json with the GPU, SM count, clocks, driver, CUDA and cuBLAS versions and the date.
 // Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
-// and power drift during the run lands on every kernel alike, and each turn starts with --settle-ms of
-// untimed launches of that kernel: on a power-capped GPU a long kernel timed right after a slow, low-power
-// one runs at a higher clock than it can sustain (H200, 8192^3: step 5 timed 689 TFLOP/s in turns that
-// follow step 4's, 607 with 50 ms of settle launches). Exit codes as the verify binaries:
+// and power drift during the run lands on every kernel alike. Every shape is timed by two methods, one after
+// the other: "burst" (no settle launches: what most published GEMM numbers report) and "sustained" (each turn
+// starts with --settle-ms of untimed launches of that kernel: on a power-capped GPU a long kernel timed right
+// after a slow, low-power one runs at a higher clock than it can hold; docs/results/ladder.csv has both, and
+// the README's table shows how far apart they are). Exit codes as the verify binaries:
 // 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
 #include <cuda_fp16.h>
 #include <sys/stat.h>
@@ -37,18 +38,18 @@ namespace {
 struct Args {
   std::vector<hg::Shape> shapes;
   int iters = 200, warmup = 10, rounds = 20;
-  double settle_ms = 50;  // untimed launches of a kernel before its turn in each round (0: none)
+  double settle_ms = 50;  // the sustained method: untimed launches of a kernel before its turn in each round
   uint64_t seed = 1;
   std::string out = "bench_out";
 };
 
 const char* kUsage =
     "usage: hgemm_bench [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n"
-    "                   [--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50)]\n"
+    "                   [--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n"
     "                   [--seed S] [--out DIR (default bench_out)]\n"
-    "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns; each\n"
-    "turn starts with about T ms of untimed launches of that kernel, so that a power-capped GPU times it\n"
-    "at its own clock rather than the one the previous kernel left (0: no settle launches).\n"
+    "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
+    "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
+    "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
     "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection) and\n"
     "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay).\n";
 
@@ -77,7 +78,7 @@ Args parse(int argc, char** argv) {
     } else if (flag == "--rounds") {
       a.rounds = int(hg::parse_bounded(flag, value, 1, 1000));
     } else if (flag == "--settle-ms") {
-      a.settle_ms = double(hg::parse_bounded(flag, value, 0, 10000));
+      a.settle_ms = double(hg::parse_bounded(flag, value, 1, 10000));  // burst is the other method
     } else if (flag == "--seed") {
       a.seed = uint64_t(hg::parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
@@ -129,7 +130,7 @@ std::string json_escape(const std::string& s) {
 
 struct Row {
   hg::Shape shape;
-  std::string step, what;
+  std::string step, what, method;
   bool verified = false;
   double max_abs_err = 0;
   hg::TimingStats t;
@@ -139,7 +140,7 @@ struct Row {
 /// One timed launch: which kernel, in which interleaved round, its index among that kernel's launches.
 struct Sample {
   hg::Shape shape;
-  std::string step;
+  std::string step, method;
   int round = 0, index = 0;
   double ms = 0;
 };
@@ -167,6 +168,7 @@ int run(const Args& args) {
   bool all_verified = true;
   const std::vector<hg::StepSpec> ladder = hg::ladder_steps();
   const int total = int(args.shapes.size() * (ladder.size() + 1));
+  const double settle[] = {0.0, args.settle_ms};  // the two methods, burst then sustained
   int done = 0;
   auto progress = [&](const hg::Shape& s, const char* who, const char* what) {
     std::fprintf(stderr, "[%2d/%d] %lldx%lldx%lld %-22s %s\n", ++done, total, (long long)s.m, (long long)s.n,
@@ -222,27 +224,31 @@ int run(const Args& args) {
     timed_row.push_back(shape_rows.size());
     shape_rows.push_back(c);
 
-    std::fprintf(stderr, "        %lldx%lldx%lld timing %zu kernels in %d interleaved rounds\n", (long long)s.m,
-                 (long long)s.n, (long long)s.k, timed.size(), args.rounds);
-    std::vector<std::vector<double>> raw;
-    const std::vector<hg::TimingStats> times =
-        hg::time_interleaved(timed, args.warmup, args.iters, args.rounds, stream.s, &raw, args.settle_ms);
-    hg::check_kernel("timing the ladder", stream.s);
-    for (size_t t = 0; t < times.size(); ++t) {
-      Row& r = shape_rows[timed_row[t]];
-      r.t = times[t];
-      for (size_t i = 0; i < raw[t].size(); ++i)
-        samples.push_back({s, r.step, int(i / size_t(args.iters / args.rounds)), int(i), raw[t][i]});
+    for (const double settle_ms : settle) {
+      const char* method = hg::timing_method(settle_ms);
+      std::fprintf(stderr, "        %lldx%lldx%lld timing %zu kernels in %d interleaved rounds, %s\n",
+                   (long long)s.m, (long long)s.n, (long long)s.k, timed.size(), args.rounds, method);
+      std::vector<std::vector<double>> raw;
+      const std::vector<hg::TimingStats> times =
+          hg::time_interleaved(timed, args.warmup, args.iters, args.rounds, stream.s, &raw, settle_ms);
+      hg::check_kernel("timing the ladder", stream.s);
+      std::vector<Row> method_rows = shape_rows;
+      for (Row& r : method_rows) r.method = method;
+      for (size_t t = 0; t < times.size(); ++t) {
+        Row& r = method_rows[timed_row[t]];
+        r.t = times[t];
+        for (size_t i = 0; i < raw[t].size(); ++i)
+          samples.push_back({s, r.step, method, int(i / size_t(args.iters / args.rounds)), int(i), raw[t][i]});
+      }
+      const Row& base = method_rows.back();  // cuBLAS, timed by the same method
+      for (Row& r : method_rows) {
+        if (r.t.samples == 0) continue;
+        r.tflops = hg::tflops(s.m, s.n, s.k, r.t.median_ms);
+        r.pct_cublas = 100.0 * base.t.median_ms / r.t.median_ms;
+        r.pct_peak = peak > 0 ? 100.0 * r.tflops / peak : 0.0;
+      }
+      rows.insert(rows.end(), method_rows.begin(), method_rows.end());
     }
-    const Row& base = shape_rows.back();
-
-    for (Row& r : shape_rows) {
-      if (r.t.samples == 0) continue;
-      r.tflops = hg::tflops(s.m, s.n, s.k, r.t.median_ms);
-      r.pct_cublas = 100.0 * base.t.median_ms / r.t.median_ms;
-      r.pct_peak = peak > 0 ? 100.0 * r.tflops / peak : 0.0;
-    }
-    rows.insert(rows.end(), shape_rows.begin(), shape_rows.end());
   }
 
   // --- metadata -----------------------------------------------------------------------------------------
@@ -269,43 +275,47 @@ int run(const Args& args) {
   std::printf("GPU: %s, %d SMs, max SM clock %d MHz, driver %s, CUDA %s, cuBLAS %s, %s\n", dev.prop.name,
               dev.prop.multiProcessorCount, clock_khz / 1000, driver.empty() ? "unknown" : driver.c_str(),
               cuda.c_str(), cublas_v.c_str(), date);
-  std::printf("median of %d timed launches in %d interleaved rounds after %d warm-up, each turn after %g ms of "
-              "settle launches, inputs rotated through more than 2x the L2; dense fp16 peak %.1f TFLOP/s\n",
+  std::printf("median of %d timed launches in %d interleaved rounds after %d warm-up; burst: no settle launches, "
+              "sustained: each turn after %g ms of settle launches; inputs rotated through more than 2x the L2; "
+              "dense fp16 peak %.1f TFLOP/s\n",
               args.iters, args.rounds, args.warmup, args.settle_ms, peak);
-  for (const hg::Shape& s : args.shapes) {
-    std::printf("\n%lld x %lld x %lld\n", (long long)s.m, (long long)s.n, (long long)s.k);
-    std::printf("  %-22s %-31s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
-                "p90 ms", "TFLOP/s", "% cuBLAS", "% peak");
-    for (const Row& r : rows) {
-      if (r.shape.m != s.m || r.shape.n != s.n || r.shape.k != s.k) continue;
-      if (r.t.samples == 0) {
-        std::printf("  %-22s %-31s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
-        continue;
+  for (const hg::Shape& s : args.shapes)
+    for (const double settle_ms : settle) {
+      const std::string method = hg::timing_method(settle_ms);
+      std::printf("\n%lld x %lld x %lld, %s\n", (long long)s.m, (long long)s.n, (long long)s.k, method.c_str());
+      std::printf("  %-22s %-31s %10s %10s %10s %8s %9s %7s\n", "step", "what it adds", "median ms", "p10 ms",
+                  "p90 ms", "TFLOP/s", "% cuBLAS", "% peak");
+      for (const Row& r : rows) {
+        if (r.shape.m != s.m || r.shape.n != s.n || r.shape.k != s.k || r.method != method) continue;
+        if (r.t.samples == 0) {
+          std::printf("  %-22s %-31s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
+          continue;
+        }
+        std::printf("  %-22s %-31s %10.4f %10.4f %10.4f %8.1f %8.1f%% %6.1f%%\n", r.step.c_str(), r.what.c_str(),
+                    r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas, r.pct_peak);
       }
-      std::printf("  %-22s %-31s %10.4f %10.4f %10.4f %8.1f %8.1f%% %6.1f%%\n", r.step.c_str(), r.what.c_str(),
-                  r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas, r.pct_peak);
     }
-  }
 
   // --- CSV and JSON -----------------------------------------------------------------------------------------
   const std::string csv_path = args.out + "/ladder.csv", json_path = args.out + "/ladder.json";
   std::ofstream csv(csv_path);
-  csv << "m,n,k,step,what,verified,max_abs_err,median_ms,p10_ms,p90_ms,tflops,pct_cublas,pct_peak\n";
+  csv << "m,n,k,step,what,method,verified,max_abs_err,median_ms,p10_ms,p90_ms,tflops,pct_cublas,pct_peak\n";
   for (const Row& r : rows) {
     char line[512];
-    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,\"%s\",%d,%.4g,%.5f,%.5f,%.5f,%.1f,%.1f,%.1f\n",
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,\"%s\",%s,%d,%.4g,%.5f,%.5f,%.5f,%.1f,%.1f,%.1f\n",
                   (long long)r.shape.m, (long long)r.shape.n, (long long)r.shape.k, r.step.c_str(), r.what.c_str(),
-                  r.verified ? 1 : 0, r.max_abs_err, r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas,
+                  r.method.c_str(), r.verified ? 1 : 0, r.max_abs_err, r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops, r.pct_cublas,
                   r.pct_peak);
     csv << line;
   }
   const std::string samples_path = args.out + "/samples.csv";
   std::ofstream raw(samples_path);
-  raw << "m,n,k,step,round,index,ms\n";
+  raw << "m,n,k,step,method,round,index,ms\n";
   for (const Sample& x : samples) {
     char line[160];
-    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%d,%d,%.5f\n", (long long)x.shape.m, (long long)x.shape.n,
-                  (long long)x.shape.k, x.step.c_str(), x.round, x.index, x.ms);
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%s,%d,%d,%.5f\n", (long long)x.shape.m,
+                  (long long)x.shape.n, (long long)x.shape.k, x.step.c_str(), x.method.c_str(), x.round, x.index,
+                  x.ms);
     raw << line;
   }
   std::ofstream json(json_path);
@@ -317,7 +327,8 @@ int run(const Args& args) {
        << json_escape(driver) << "\",\n  \"driver_cuda_api\": " << driver_api << ",\n  \"cuda_runtime\": \"" << cuda
        << "\",\n  \"cublas\": \"" << cublas_v << "\",\n  \"date_utc\": \"" << date << "\",\n  \"iters\": "
        << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup
-       << ",\n  \"settle_ms\": " << args.settle_ms
+       << ",\n  \"methods\": {\"burst\": {\"settle_ms\": 0}, \"sustained\": {\"settle_ms\": " << args.settle_ms
+       << "}},\n  \"settle_ms\": " << args.settle_ms
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"csv\": \"ladder.csv\"\n}\n";
   if (!csv || !json || !raw)

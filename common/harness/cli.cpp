@@ -119,7 +119,8 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
 
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
-                             flag == "--save" || flag == "--break" || flag == "--pipe-depth";
+                             flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
+                             flag == "--settle-ms";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -144,6 +145,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--arch") opt.arch = parse_arch(value);
     else if (flag == "--warmup") opt.warmup = int(parse_bounded(flag, value, 0, 100000));
     else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
+    else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
     else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
@@ -233,6 +235,9 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --bench                 after verifying, time the kernel and cuBLAS (default off)\n"
       << "  --warmup N              untimed launches before timing, 0 to 100000 (default " << d.warmup << ")\n"
       << "  --iters N               timed launches, 1 to 100000 (default " << d.iters << ")\n"
+      << "  --settle-ms T           with --bench: T ms of untimed launches before each timed turn, 0 to\n"
+      << "                          10000; 0 times a burst, more the clock a long job holds (default "
+      << d.settle_ms << ")\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
   if (!pipe_depths.empty())

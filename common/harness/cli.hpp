@@ -44,6 +44,7 @@ struct Options {
   bool bench = false;                    ///< --bench: time the kernel and cuBLAS after verifying
   int warmup = 10;                       ///< --warmup N (>= 0), launches before timing
   int iters = 100;                       ///< --iters N (>= 1), timed launches
+  int settle_ms = 0;                     ///< --settle-ms T: untimed launches before each timed turn (0: burst)
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
   std::string break_name;                ///< --break NAME: a contract switch (common/harness/breaks.hpp), or "list"
   int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default

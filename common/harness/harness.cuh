@@ -89,6 +89,11 @@ std::string check_memory(const Shape& s);
 /// long (sized from its warm-up), so that a power-capped GPU times it at its own steady clock.
 /// Returns one summary per kernel, in order; `samples`, when given, receives every timed launch in ms,
 /// [kernel][launch], in launch order.
+/// The timing method a settle time stands for, as the results tables name it: "burst" (no settle launches:
+/// what most published GEMM numbers report) or "sustained" (each timed turn after settle launches: the clock a
+/// long-running job holds under the power cap).
+inline const char* timing_method(double settle_ms) { return settle_ms > 0 ? "sustained" : "burst"; }
+
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup,
                                           int iters, int rounds, cudaStream_t stream,
                                           std::vector<std::vector<double>>* samples = nullptr,

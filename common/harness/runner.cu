@@ -52,7 +52,7 @@ std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmA
   const int rounds = opt.iters % 10 == 0 ? 10 : 1;
   const std::vector<TimingStats> t = time_interleaved(
       {[&](int i) { launchers[size_t(i % inputs.sets())](stream); }, [&](int i) { cublas_gemm(handle.h, inputs[i]); }},
-      opt.warmup, opt.iters, rounds, stream);
+      opt.warmup, opt.iters, rounds, stream, nullptr, opt.settle_ms);
   check_kernel(std::string("timing the ") + spec.name + " kernel and cuBLAS", stream);
   const TimingStats& mine = t[0];
   const TimingStats& blas = t[1];
@@ -60,10 +60,11 @@ std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmA
   char line[512];
   std::snprintf(line, sizeof line,
                 " median_ms=%.4f p10_ms=%.4f p90_ms=%.4f tflops=%.1f cublas_median_ms=%.4f cublas_tflops=%.1f "
-                "pct_cublas=%.1f cublas_check=%s iters=%d sets=%lld",
+                "pct_cublas=%.1f cublas_check=%s iters=%d sets=%lld method=%s settle_ms=%d",
                 mine.median_ms, mine.p10_ms, mine.p90_ms, tflops(s.m, s.n, s.k, mine.median_ms), blas.median_ms,
                 tflops(s.m, s.n, s.k, blas.median_ms), 100.0 * blas.median_ms / mine.median_ms,
-                blas_check.pass ? "PASS" : "FAIL", opt.iters, (long long)inputs.sets());
+                blas_check.pass ? "PASS" : "FAIL", opt.iters, (long long)inputs.sets(), timing_method(opt.settle_ms),
+                opt.settle_ms);
   return line;
 }
 
