@@ -20,6 +20,9 @@ from urllib.parse import unquote, urlsplit
 LINK_ATTRS = {"href", "src", "data"}
 # A code box with no line in it: <div class="fragment"> followed only by blanks and its closing tag.
 EMPTY_FRAGMENT_RE = re.compile(r'<div class="fragment">\s*</div>')
+# Markdown that Doxygen did not parse shows up as escaped tags or its own section commands (a broken \ref quote,
+# an unclosed comment): the rest of such a page renders as plain text.
+UNPARSED_RE = re.compile(r"^(?:- |\d+\. )?&lt;strong&gt;|@(?:sub)*section [a-z0-9_]+ ", re.M)
 
 
 class PageScan(HTMLParser):
@@ -73,7 +76,12 @@ def main(argv):
                 continue
             pages += 1
             with open(path, encoding="utf-8", errors="replace") as f:
-                for m in EMPTY_FRAGMENT_RE.finditer(f.read()):
+                html = f.read()
+                for m in UNPARSED_RE.finditer(html):
+                    problems.append("%s: Markdown Doxygen did not parse (a \\ref whose quoted text spans lines?) at "
+                                    "line %d: %r" % (rel, html.count("\n", 0, m.start()) + 1, m.group(0)))
+                    break
+                for m in EMPTY_FRAGMENT_RE.finditer(html):
                     problems.append("%s: an empty code fragment (a \\skip, \\until or \\snippet that matched "
                                     "nothing?) at character %d" % (rel, m.start()))
             for tag, attr, value, line in scan(path, cache).links:

@@ -9,6 +9,8 @@
     tools/docs_numbers.py --list-untied [FILES...]
                                                  print only the measured figures with no tie (exit 0): the
                                                  list for a tying sweep
+    tools/docs_numbers.py --strip FILE           print FILE without its ties and untied notes: the Doxygen
+                                                 input filter of the docs' Markdown (docs/Doxyfile.in)
     --results DIR   the CSV directory (default docs/results under the repository root)
     --root DIR      the repository root that the default FILES and --results are relative to (default: the
                     checkout holding this script)
@@ -398,6 +400,18 @@ def shown_name(path, root):
         return str(path)
 
 
+def strip_ties(text):
+    """TEXT with every tie and untied note removed; a line that held only a note becomes empty (line numbers
+    stay, so Doxygen's warnings still point at the source)."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        if UNTIED_ALONE_RE.match(line):
+            out.append("\n" if line.endswith("\n") else "")
+            continue
+        out.append(UNTIED_RE.sub("", TIE_RE.sub("", line)))
+    return "".join(out)
+
+
 def main(argv=None):
     """The command line (see the module's docstring); returns the exit code."""
     parser = argparse.ArgumentParser(description="Check or rewrite the ties between the pages' numbers and "
@@ -406,10 +420,16 @@ def main(argv=None):
     mode.add_argument("--check", action="store_true", help="report wrong, dangling and missing ties (default)")
     mode.add_argument("--write", action="store_true", help="rewrite every tied number to its row's value")
     mode.add_argument("--list-untied", action="store_true", help="print only the measured figures with no tie")
+    mode.add_argument("--strip", metavar="FILE", help="print FILE without its ties and untied notes (the docs' "
+                                                      "Doxygen input filter: Doxygen drops the blank after an "
+                                                      "HTML comment, which would glue a number to its unit)")
     parser.add_argument("--results", help="the CSV directory (default: ROOT/docs/results)")
     parser.add_argument("--root", help="the repository root (default: the checkout holding this script)")
     parser.add_argument("files", nargs="*", help="Markdown files (default: README.md, step*/README.md, docs/*.md)")
     args = parser.parse_args(argv)
+    if args.strip:
+        sys.stdout.write(strip_ties(pathlib.Path(args.strip).read_text(encoding="utf-8")))
+        return 0
     root = pathlib.Path(args.root) if args.root else ROOT
     results = Results(pathlib.Path(args.results) if args.results else root / "docs" / "results")
     files = [pathlib.Path(f) for f in args.files] or default_files(root)
