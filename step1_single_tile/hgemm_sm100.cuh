@@ -6,6 +6,8 @@
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step1_single_tile.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
 //   1. warp 0 initialises the MMA mbarrier and allocates 128 TMEM columns for the accumulator;
@@ -43,8 +45,8 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
-// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
-// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+// per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
+// then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
 __device__ constexpr uint32_t kTmemCols = 128;
 
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names

@@ -47,7 +47,7 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
-// Who signals whom: TMA -> tma_bar -> every thread (each warpgroup's wgmma reads the tiles).
+// Who signals whom: TMA -> tma_bar -> every thread (the warpgroup's wgmma reads the tiles).
 struct Smem {
   uint64_t tma_bar;                             // TMA -> every thread: both tiles have landed
   alignas(1024) uint8_t A[BLK_M * BLK_K * 2];  // A tile [128 rows][64 K] fp16, 16 KiB
@@ -161,9 +161,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                                 smem.D[box]);
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
-    if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
+    if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem.D free
   }
-  __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+  __syncthreads();  // nobody touches smem.D (or exits) before the store is done with it
   // [epilogue]
 #endif
 }

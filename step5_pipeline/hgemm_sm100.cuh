@@ -6,6 +6,8 @@
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step5_pipeline.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
 //   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 128 TMEM columns;
@@ -46,8 +48,8 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
-// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
-// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+// per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
+// then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
 __device__ constexpr uint32_t kTmemCols = 128;
 
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
@@ -56,11 +58,11 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
 // Who signals whom: TMA -> tma_bar[s] -> warp 0, which issues the MMAs;
-//                   MMA (tcgen05.commit) -> mma_bar -> every thread.
+//                   MMA (tcgen05.commit) -> mma_bar -> warp 0.
 template <int PIPE_DEPTH>
 struct Smem {
   uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
-  uint64_t mma_bar;                             // MMA -> every thread: the MMAs issued so far are done
+  uint64_t mma_bar;                             // MMA -> warp 0: the MMAs issued so far are done
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> warp 0: both tiles of stage s have landed
   alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
@@ -219,9 +221,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                                 smem.D[box]);
     }
     ptx::cp_async_bulk_commit_group();                // close the two stores into one bulk group
-    if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // Ds free
+    if constexpr (BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem.D free
   }
-  __syncthreads();  // nobody touches Ds (or exits) before the store is done with it
+  __syncthreads();  // nobody touches smem.D (or exits) before the store is done with it
   // [epilogue]
 
   // [teardown]

@@ -6,6 +6,8 @@
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step6_persistent.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
 //   1. warp 0 initialises PIPE_DEPTH TMA barriers and mma_bar, and allocates 128 TMEM columns (once);
@@ -45,8 +47,8 @@ constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
 constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
-// per output column and one lane per row. The original takes all 512; that works, but another CTA on the same
-// SM would then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
+// per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
+// then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
 __device__ constexpr uint32_t kTmemCols = 128;
 
 constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
@@ -55,11 +57,11 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
 // Who signals whom: TMA -> tma_bar[s] -> warp 0, which issues the MMAs;
-//                   MMA (tcgen05.commit) -> mma_bar -> every thread.
+//                   MMA (tcgen05.commit) -> mma_bar -> warp 0.
 template <int PIPE_DEPTH>
 struct Smem {
   uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
-  uint64_t mma_bar;                             // MMA -> every thread: the MMAs issued so far are done
+  uint64_t mma_bar;                             // MMA -> warp 0: the MMAs issued so far are done
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> warp 0: both tiles of stage s have landed
   alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
@@ -132,7 +134,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     tile_m0 = scheduler.current().m * BLK_M;
     tile_n0 = scheduler.current().n * BLK_N;
-    // --break reset-phase-per-tile: the original's reset of the pipeline state at every tile.
+    // --break reset-phase-per-tile: reset the pipeline state at every tile; it then matches the barriers only
+    // if K_TILES % (2*PIPE_DEPTH) == 0.
     if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0, phase_mma = 0;
     // [persistent]
 
@@ -208,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
 
     ptx::tcgen05_fence_before_thread_sync();  // order this tile's TMEM reads before the barrier below,
-    // The previous tile's store must have finished reading Ds before this tile overwrites it.
+    // The previous tile's store must have finished reading smem.D before this tile overwrites it.
     if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
     __syncthreads();  // so the next tile's first MMA cannot overwrite the accumulator while it is read
 
@@ -235,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                   smem.D[box]);
       }
       ptx::cp_async_bulk_commit_group();  // close the two stores into one bulk group; it drains while the
-    }                                     // next tile's K-loop runs (waited for before Ds is written again)
+    }                                     // next tile's K-loop runs (waited for before smem.D is written again)
     // [epilogue]
 
     scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
@@ -284,7 +287,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kResetPhasePerTile, B::kNoStoreWait>(v.brk, [&](auto brk) {
       return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);

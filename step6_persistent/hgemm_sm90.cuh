@@ -49,7 +49,7 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
-// Who signals whom: TMA -> tma_bar[s] -> every thread (each warpgroup's wgmma reads stage s).
+// Who signals whom: TMA -> tma_bar[s] -> every thread (the warpgroup's wgmma reads stage s).
 template <int PIPE_DEPTH>
 struct Smem {
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> every thread: both tiles of stage s have landed
@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   while (scheduler.valid()) {
     tile_m0 = scheduler.current().m * BLK_M;
     tile_n0 = scheduler.current().n * BLK_N;
-    // --break reset-phase-per-tile: the original's reset of the pipeline state at every tile.
+    // --break reset-phase-per-tile: reset the pipeline state at every tile; it then matches the barriers only
+    // if K_TILES % (2*PIPE_DEPTH) == 0.
     if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;
     // [persistent]
 
@@ -174,9 +175,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // --- Writeback: registers -> SMEM -> (TMA store) -> GMEM (wgmma accumulator fragment layout) ----------
     // Thread t holds, in acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8
     // inside half h. They go into a staging tile in the 128B swizzle the TMA store expects.
-    // The previous tile's store must have finished reading Ds before this tile overwrites it.
+    // The previous tile's store must have finished reading smem.D before this tile overwrites it.
     if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-    __syncthreads();  // nobody writes Ds before that wait
+    __syncthreads();  // nobody writes smem.D before that wait
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       const int row = h * WGMMA_M + warp_id * 16 + lane_id / 4;
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                   smem.D[box]);
       }
       ptx::cp_async_bulk_commit_group();  // close the two stores into one bulk group; it drains while the
-    }                                     // next tile's K-loop runs (waited for before Ds is written again)
+    }                                     // next tile's K-loop runs (waited for before smem.D is written again)
     // [epilogue]
 
     scheduler.next();  // the next tile of this CTA: blockIdx.x + gridDim.x * (tiles done)
@@ -242,7 +243,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kResetPhasePerTile, B::kNoStoreWait>(v.brk, [&](auto brk) {
       return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);

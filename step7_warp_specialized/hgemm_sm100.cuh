@@ -6,6 +6,8 @@
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step7_warp_specialized.md.
+//             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
+//             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
 //   1. warp 0 allocates two TMEM accumulators (2 x 128 columns); thread 0 initialises one barrier per job:
@@ -218,9 +220,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::tcgen05_fence_before_thread_sync();   // order those TMEM reads before the arrival below
       ptx::mbarrier_arrive(&smem.acc_empty_bar[acc]);  // this thread's row is read: the MMAs may overwrite it
 
-      // The previous tile's store must have finished reading Ds before this tile overwrites it.
+      // The previous tile's store must have finished reading smem.D before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes smem.D before that wait
 
       // Registers -> SMEM staging tile, in the 128B swizzle the TMA store expects; thread t writes row t.
       const int row = warp_id * 32 + lane_id;
@@ -297,7 +299,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4, 5>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kNoEmptyWait, B::kNoAccEmptyWait, B::kNoStoreWait>(v.brk, [&](auto brk) {
       return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);

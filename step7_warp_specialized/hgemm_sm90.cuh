@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
-      // The turns alternate, so the K tiles before ours on the ring are already consumed (see the phase rule).
+      // The turns alternate, so the K tiles before ours on the ring are already consumed
+      // (docs/step7_warp_specialized.md, contract 4).
       if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * 128);
       first_tile = false;
       // [turn]
@@ -275,7 +276,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4, 5>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kNoEmptyWait, B::kNoStoreWait>(v.brk, [&](auto brk) {
       return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);

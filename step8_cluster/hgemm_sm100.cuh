@@ -3,6 +3,8 @@
 //
 // The series: the ladder in README.md, one contract per step; the step before this one is
 //             step7_warp_specialized, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step8_cluster.md.
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMA writes both TMEMs.
     ptx::tcgen05_alloc(ptx::cta_group_2, &smem.tmem_slot, kTmemCols);
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
-    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the CTA barrier below
+    ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
   }
   ptx::fence_proxy_async(ptx::space_shared);                    // the init (generic proxy) for the async proxy, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
@@ -172,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::mbarrier_wait_parity(&smem.empty_bar[ring_pos % PIPE_DEPTH], ((ring_pos / PIPE_DEPTH) & 1) ^ 1);
       // [drain]
     }
-    __syncwarp();  // the warp reconverges before the CTA barrier at the end
+    __syncwarp();  // the warp reconverges before the cluster barrier at the end
   } else if (warp_id == kMmaWarp && rank == 0) {
     // === MMA issuer: one elected thread of the LEADER =========================================================
     // One tcgen05.mma.cta_group::2 computes the pair's 256 x 256 outputs: A rows 0-127 and B rows 0-127 from
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // [mma]
       }
     }
-    __syncwarp();  // the warp reconverges before the CTA barrier at the end
+    __syncwarp();  // the warp reconverges before the cluster barrier at the end
   } else if (warp_id < 4) {
     // === Epilogue warpgroup (warps 0-3) =======================================================================
     uint32_t tile_no = 0;
@@ -219,9 +221,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int acc = tile_no % kAccs;
       const uint32_t acc_phase = (tile_no / kAccs) & 1;
       // [epilogue]
-      // The previous tile's store must have finished reading Ds before this tile overwrites it.
+      // The previous tile's store must have finished reading smem.D before this tile overwrites it.
       if (tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes Ds before that wait
+      ptx::named_barrier_sync(kEpilogueBar, kEpilogueThreads);  // nobody writes smem.D before that wait
 
       // --- Wait for the accumulator (the leader's multicast commit reached our acc_full_bar too) -------------
       ptx::mbarrier_wait_parity(&smem.acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
@@ -234,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
         if (chunk == BLK_N / 128 - 1) {
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
-          // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not Ds).
+          // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not smem.D).
           ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
           ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[acc], 0);
         }
@@ -313,7 +315,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4, 5>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kNoEmptyWait, B::kOneHalfBytes, B::kNoExitClusterSync, B::kNoAccEmptyWait,
                               B::kNoStoreWait>(v.brk, [&](auto brk) {

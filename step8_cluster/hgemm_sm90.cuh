@@ -3,6 +3,8 @@
 //
 // The series: the ladder in README.md, one contract per step; the step before this one is
 //             step7_warp_specialized, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step8_cluster.md.
 //
 // This kernel does, in order:
@@ -13,7 +15,7 @@
 //      both CTAs' shared memory (.multicast::cluster): one load from L2 feeds two SMs. A stage is full once
 //      this CTA's A and both halves of B (one of them sent by the peer) have landed: 32 KiB, as in step 7;
 //   3. the consumers are step 7's ping-pong pair; a stage is free only when the consumers of BOTH CTAs have
-//      read it, since the next load into it comes from both producers: one elected thread of the consumer
+//      read it, since the next load into it comes from both producers: thread 0 of the consumer
 //      warpgroup arrives on its own "empty" barrier and on the peer's (a remote arrive, mapa);
 //   4. a cluster barrier before exit: no CTA leaves while its peer may still multicast into it or arrive on
 //      its barriers.
@@ -56,7 +58,7 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 // turn at the tensor core, and syncs its own 128 threads around its staging tile on kEpilogueBar + c.
 constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
 // A stage is free once the consumer that read it has done so in BOTH CTAs: one arrival from each CTA's consumer
-// (an elected thread after wgmma.wait_group; the warpgroup's wgmma have then read the stage).
+// (thread 0 of the warpgroup, after wgmma.wait_group; the warpgroup's wgmma have then read the stage).
 __device__ constexpr uint32_t kEmptyArrivals = 2;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
 constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 64
@@ -190,7 +192,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
-      // The turns alternate, so the K tiles before ours on the ring are already consumed (see the phase rule).
+      // The turns alternate, so the K tiles before ours on the ring are already consumed
+      // (docs/step7_warp_specialized.md, contract 4).
       if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * 128);
       first_tile = false;
       // [turn]
@@ -305,7 +308,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
 /// (hg::Break::kNone) or a broken one (--break).
 inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
   using B = hg::Break;
-  // kNoStoreWait: step 4's, where Ds is reused.
+  // kNoStoreWait: step 4's, where the staging tile is reused.
   return hg::dispatch_depth<2, 3, 4, 5>(v.pipe_depth, [&](auto depth) {
     return hg::dispatch_break<B::kNone, B::kNoEmptyWait, B::kOneHalfBytes, B::kNoExitClusterSync, B::kNoStoreWait
 >(v.brk, [&](auto brk) {

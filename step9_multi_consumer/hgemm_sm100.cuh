@@ -3,6 +3,8 @@
 //
 // The series: the ladder in README.md, one contract per step; the step before this one is
 //             step8_cluster, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step9_multi_consumer.md.
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).

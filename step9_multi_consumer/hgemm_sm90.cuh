@@ -3,6 +3,8 @@
 //
 // The series: the ladder in README.md, one contract per step; the step before this one is
 //             step8_cluster, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step9_multi_consumer.md.
 //
 // This kernel does, in order:
@@ -57,7 +59,7 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 // CTA barrier ids (bar.sync; id 0 is __syncthreads'): consumer c syncs its 128 threads around its staging
 // boxes on kEpilogueBar + c. No turn barriers: both consumers use the tensor core at once.
 constexpr uint32_t kEpilogueBar = 1;
-// A stage is free once every consumer that read it has done so, in BOTH CTAs: one elected thread per consumer
+// A stage is free once every consumer that read it has done so, in BOTH CTAs: thread 0 of each consumer
 // warpgroup of each CTA, 2 x 2.
 __device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster

@@ -50,12 +50,12 @@ enum class Break : int {
   kNone = 0,
   kNoCtaSync,          ///< step 1: no __syncthreads() between the thread copies and the MMA issue
   kNoPhaseFlip,        ///< step 2, Blackwell: phase_mma is never flipped
-  kNoWgmmaWait,        ///< step 2, Hopper: no wgmma.wait_group before the next copy (or the epilogue)
+  kNoWgmmaWait,        ///< step 2, Hopper: no wgmma.wait_group before the next copy (or TMA load)
   kSwapTileOffsets,    ///< step 3: the tile is written at the transposed tile position
   kShortExpectTx,      ///< step 4: expect_tx announces 2 KiB fewer bytes than the two loads bring
   kNoStoreWait,        ///< step 4: the TMA store's bulk group is not waited for
   kNoTmaPhaseFlip,     ///< step 5: phase_tma never flips when the ring wraps
-  kResetPhasePerTile,  ///< step 6: the original tutorial's per-tile reset of the pipeline state
+  kResetPhasePerTile,  ///< step 6: the pipeline state is reset at every tile instead of running on
   kNoEmptyWait,        ///< step 7: the TMA producer does not wait for a stage's "empty" barrier
   kNoAccEmptyWait,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
   kOneHalfBytes,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
