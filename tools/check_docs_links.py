@@ -22,7 +22,8 @@ LINK_ATTRS = {"href", "src", "data"}
 EMPTY_FRAGMENT_RE = re.compile(r'<div class="fragment">\s*</div>')
 # Markdown that Doxygen did not parse shows up as escaped tags or its own section commands (a broken \ref quote,
 # an unclosed comment): the rest of such a page renders as plain text.
-UNPARSED_RE = re.compile(r"^(?:- |\d+\. )?&lt;strong&gt;|@(?:sub)*section [a-z0-9_]+ ", re.M)
+# Bold that Doxygen did not close (next to <sup> or a quote) shows as literal ** at the start of an item or cell.
+UNPARSED_RE = re.compile(r"^(?:- |\d+\. )?&lt;strong&gt;|@(?:sub)*section [a-z0-9_]+ |<(?:li|p|td)>\*\*", re.M)
 
 
 class PageScan(HTMLParser):
@@ -78,8 +79,9 @@ def main(argv):
             with open(path, encoding="utf-8", errors="replace") as f:
                 html = f.read()
                 for m in UNPARSED_RE.finditer(html):
-                    problems.append("%s: Markdown Doxygen did not parse (a \\ref whose quoted text spans lines?) at "
-                                    "line %d: %r" % (rel, html.count("\n", 0, m.start()) + 1, m.group(0)))
+                    problems.append("%s: Markdown Doxygen did not parse (a \\ref whose quoted text spans lines? bold "
+                                    "next to <sup>?) at line %d: %r" % (rel, html.count("\n", 0, m.start()) + 1,
+                                                                         m.group(0)))
                     break
                 for m in EMPTY_FRAGMENT_RE.finditer(html):
                     problems.append("%s: an empty code fragment (a \\skip, \\until or \\snippet that matched "

@@ -5,7 +5,9 @@
 
 The docs target runs this for every step folder that has a from_previous.diff; a step page shows the
 result with `\\htmlinclude stepN_xxx.diff.html`. The diff is rendered exactly as committed: every line of
-it, in order, nothing re-matched or hidden, so the docs and the file agree.
+it, in order, nothing re-matched, so the docs and the file agree. Only the first view is shorter: a run of
+added or removed lines that are all comments (or blank) is folded under a one-line summary with its count,
+and opens on a click, so that the code of the lesson shows first.
 
 tools/make_diffs.py writes one section per architecture, each opened by lines starting with '# ' (a title
 such as "==== Blackwell (sm_100a): old -> new ====", then counts of the changes). Such a run of '# ' lines
@@ -88,15 +90,49 @@ def parse(text):
     return blocks
 
 
+def is_comment_change(kind, text):
+    """An added or removed line that holds only a // comment, or nothing."""
+    body = text[1:].strip() if text else ""
+    return kind in ("add", "del") and (body == "" or body.startswith("//"))
+
+
+def comment_runs(lines):
+    """The lines split into runs: (True, run) for consecutive comment-only changes that contain at least one
+    comment line, (False, run) for everything else, in order."""
+    runs = []
+    for line in lines:
+        folded = is_comment_change(line[0], line[3])
+        if runs and runs[-1][0] == folded:
+            runs[-1][1].append(line)
+        else:
+            runs.append((folded, [line]))
+    # A run of blank changes alone is not worth a fold.
+    return [(f and any(t[1:].strip() for _, _, _, t in run), run) for f, run in runs]
+
+
+def render_line(kind, o, n, text):
+    gutter = "%5s %5s " % ("" if o is None else o, "" if n is None else n)
+    return ('<span class="hg-diff-line hg-diff-%s"><span class="hg-diff-ln">%s</span>%s</span>'
+            % (kind, gutter, html.escape(text) if text else "&#8203;"))
+
+
 def render_lines(lines):
-    rows = []
-    for kind, o, n, text in lines:
-        gutter = "%5s %5s " % ("" if o is None else o, "" if n is None else n)
-        rows.append('<span class="hg-diff-line hg-diff-%s"><span class="hg-diff-ln">%s</span>%s</span>'
-                    % (kind, gutter, html.escape(text) if text else "&#8203;"))
-    # One <span> per line, no newline between them: the spans are display:block in custom.css, so each
-    # colored background spans the full width.
-    return '<pre class="hg-diff-body">%s</pre>' % "".join(rows)
+    """The file's lines: one <span> per line, no newline between them (the spans are display:block in
+    custom.css, so each colored background spans the full width); comment-only runs in a <details>."""
+    out, rows = [], []
+    for folded, run in comment_runs(lines):
+        if not folded:
+            rows += [render_line(*line) for line in run]
+            continue
+        if rows:
+            out.append('<pre class="hg-diff-body">%s</pre>' % "".join(rows))
+            rows = []
+        out.append('<details class="hg-diff-fold"><summary>%d comment line%s changed</summary>'
+                   '<pre class="hg-diff-body">%s</pre></details>'
+                   % (len(run), "" if len(run) == 1 else "s", "".join(render_line(*line) for line in run)))
+    if rows:
+        out.append('<pre class="hg-diff-body">%s</pre>' % "".join(rows))
+    return "".join(out)
 
 
 def file_name(f):
@@ -123,7 +159,8 @@ def render(blocks, title):
         out.append('<div class="hg-diff-legend"><span class="hg-diff-key hg-diff-add">added</span> '
                    '<span class="hg-diff-key hg-diff-del">removed</span> '
                    '<span class="hg-diff-key hg-diff-ctx">unchanged, or only re-indented (shown as it is now)</span>; '
-                   'the two columns are the line numbers in the previous step and in this one.</div>')
+                   'the two columns are the line numbers in the previous step and in this one; changes to comments '
+                   'alone are folded (click to open).</div>')
     for kind, block in blocks:
         if kind == "section":
             out += render_section(block)
