@@ -35,6 +35,8 @@ bool table_tile_order_first(std::string& html);
 bool table_tile_order_bands(std::string& html);
 // docs/step7_warp_specialized.md (step7_timeline.cpp)
 bool draw_step7_timeline(Svg& svg);
+// docs/step9_multi_consumer.md (step9_epilogue.cpp)
+bool draw_step9_epilogue(Svg& svg);
 
 // ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
@@ -51,6 +53,7 @@ inline const Figure kFigures[] = {
     {"phase_ring_timeline.svg", draw_phase_ring_timeline},
     {"tile_order.svg", draw_tile_order},
     {"step7_timeline.svg", draw_step7_timeline},
+    {"step9_epilogue.svg", draw_step9_epilogue},
 };
 
 // The tables, as HTML fragments.
