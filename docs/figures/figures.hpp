@@ -35,6 +35,8 @@ bool table_tile_order_first(std::string& html);
 bool table_tile_order_bands(std::string& html);
 // docs/step7_warp_specialized.md (step7_timeline.cpp)
 bool draw_step7_timeline(Svg& svg);
+// docs/step8_cluster.md (step8_pair.cu: compiled by nvcc, it reads the kernels' constants)
+bool draw_step8_pair(Svg& svg);
 // docs/step9_multi_consumer.md (step9_epilogue.cpp)
 bool draw_step9_epilogue(Svg& svg);
 
@@ -53,6 +55,7 @@ inline const Figure kFigures[] = {
     {"phase_ring_timeline.svg", draw_phase_ring_timeline},
     {"tile_order.svg", draw_tile_order},
     {"step7_timeline.svg", draw_step7_timeline},
+    {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
 };
 
