@@ -14,56 +14,39 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# The Markdown structure the tie checker already reads: fences, Doxygen blocks and lines, generated regions.
+from docs_numbers import (CODE_SPAN_RE, DOXY_BLOCK_RE, DOXY_BLOCKS, DOXY_LINE_RE, FENCE_RE,  # noqa: E402
+                          REGION_BEGIN_RE, REGION_END)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUDGET = 2500  # words of prose per step page
 
-FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
-DOXY_BLOCK_BEGIN_RE = re.compile(r"^\s*[\\@](code|verbatim|dot|msc|htmlonly|latexonly|f\[)(?![a-z])")
-DOXY_BLOCK_END = {"code": "endcode", "verbatim": "endverbatim", "dot": "enddot", "msc": "endmsc",
-                  "htmlonly": "endhtmlonly", "latexonly": "endlatexonly", "f[": "f]"}
-DOXY_LINE_RE = re.compile(r"^\s*[\\@](snippet|include|htmlinclude|dontinclude|skip|skipline|until|line|image|"
-                          r"if|endif|else|subpage|page|section|subsection)\b")
-REGION_BEGIN_RE = re.compile(r"<!--\s*([A-Za-z0-9_.-]+):begin\b")
+# Doxygen lines that structure the site rather than say anything (beyond the code lines docs_numbers skips).
+STRUCTURE_LINE_RE = re.compile(r"^\s*[\\@](?:if|endif|else|subpage|page|section|subsection)\b")
 COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-INLINE_CODE_RE = re.compile(r"`[^`]*`")
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['\u2019][A-Za-z]+)?")
 
 
 def prose(text):
-    """The lines of TEXT that count as prose, joined."""
-    text = COMMENT_RE.sub(lambda m: "" if ":begin" not in m.group(0) and ":end" not in m.group(0) else m.group(0),
-                          text)
-    out, fence, block, region = [], None, None, None
+    """The lines of TEXT that count as prose, joined (inline code as one word)."""
+    out, fence, doxy_end, region = [], None, None, None
     for line in text.splitlines():
         if region:
-            if f"<!-- {region}:end" in line:
-                region = None
-            continue
-        m = REGION_BEGIN_RE.search(line)
-        if m:
-            region = m.group(1)
-            continue
-        if fence:
-            if line.strip().startswith(fence):
-                fence = None
-            continue
-        if block:
-            if re.match(r"^\s*[\\@]" + re.escape(DOXY_BLOCK_END[block]), line):
-                block = None
-            continue
-        m = FENCE_RE.match(line)
-        if m:
-            fence = m.group(1)
-            continue
-        m = DOXY_BLOCK_BEGIN_RE.match(line)
-        if m:
-            block = m.group(1)
-            continue
-        if DOXY_LINE_RE.match(line) or line.lstrip().startswith("|"):
-            continue
-        line = re.sub(r"\{#[A-Za-z0-9_]+\}", "", line)
-        out.append(INLINE_CODE_RE.sub(" code ", line))
-    return "\n".join(out)
+            region = None if re.search(REGION_END % re.escape(region), line) else region
+        elif fence:
+            fence = None if line.strip().startswith(fence) else fence
+        elif doxy_end:
+            doxy_end = None if re.search(r"[\\@]%s(?![a-z])" % re.escape(doxy_end), line) else doxy_end
+        elif REGION_BEGIN_RE.search(line):
+            region = REGION_BEGIN_RE.search(line).group("name")
+        elif FENCE_RE.match(line):
+            fence = FENCE_RE.match(line).group("fence")
+        elif DOXY_BLOCK_RE.match(line):
+            doxy_end = DOXY_BLOCKS[DOXY_BLOCK_RE.match(line).group("cmd")]
+        elif not (DOXY_LINE_RE.match(line) or STRUCTURE_LINE_RE.match(line) or line.lstrip().startswith("|")):
+            out.append(CODE_SPAN_RE.sub(" code ", re.sub(r"\{#[A-Za-z0-9_]+\}", "", line)))
+    return COMMENT_RE.sub("", "\n".join(out))
 
 
 def words(path):
