@@ -20,7 +20,7 @@ TEST_CASE("every contract switch has a unique name, a kernel and a description")
     CHECK(std::string(b.what).size() > 20);
     CHECK(&hg::break_info(b.id) == &b);
   }
-  CHECK(names.size() == 13);  // one per enumerator of hg::Break after kNone
+  CHECK(names.size() == 14);  // one per enumerator of hg::Break after kNone
   CHECK(std::string(hg::break_info(Break::kNoPhaseFlip).arch) == "sm100");
   CHECK(std::string(hg::break_info(Break::kNoAccEmptyWait).arch) == "sm100");  // Hopper has no TMEM accumulator
   CHECK(std::string(hg::break_info(Break::kNoWgmmaWait).arch) == "sm90");
@@ -110,5 +110,12 @@ TEST_CASE("watchdog report: one line with the block, thread, time, barrier and p
   hg::watchdog_set_names(kRing, 2);
   CHECK(hg::describe_deadlock(r).find("for tma_bar[1] (shared offset 24)") != std::string::npos);
   hg::watchdog_set_names(nullptr, 0);
+  // A global flag (step 10's parts) is named by its index and the value waited for.
+  r.flag = 1;
+  r.smem_offset = 9;
+  r.phase = 4;
+  CHECK(hg::describe_deadlock(r, kRing, 2) ==
+        "deadlock: block (3, 1) thread 17 waited 5.0 s for global flag 9 to reach 4 (a part of a split tile that "
+        "was never published); the watchdog stopped the kernel");
   CHECK(hg::kWatchdogNs == 5000000000ull);
 }

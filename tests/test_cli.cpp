@@ -108,6 +108,10 @@ TEST_CASE("parse_cli: accepted values of --init, --arch, the bounds and the full
   CHECK(parse({"--settle-ms=0"}).settle_ms == 0);
   CHECK_THROWS_AS(parse({"--settle-ms", "-1"}), hg::UsageError);
   CHECK_THROWS_AS(parse({"--settle-ms", "10001"}), hg::UsageError);
+  CHECK(parse({}).repeat == 0);
+  CHECK(parse({"--repeat", "2"}).repeat == 2);
+  CHECK_THROWS_AS(parse({"--repeat", "-1"}), hg::UsageError);
+  CHECK_THROWS_AS(parse({"--repeat", "1001"}), hg::UsageError);
   CHECK(parse({"--seed", "0"}).seed == 0);
   CHECK(parse({"--seed", "18446744073709551615"}).seed == 18446744073709551615ull);
   CHECK(parse({"--m", "0128"}).shape.m == 128);  // leading zeros are still decimal

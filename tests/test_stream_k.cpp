@@ -1,7 +1,7 @@
-// CPU tests of the stream-K plan (common/kernel/stream_k.hpp) that step 10's kernels will run: for many shapes and
-// grid sizes every (tile, K tile) is computed exactly once, every split tile is finished once by the holder of
-// its last K tile, waits point only at lower workers, and a replay of the workers in random orders never
-// deadlocks and always adds a tile's parts in the same order.
+// CPU tests of the stream-K plan and walk (common/kernel/stream_k.hpp) that step 10's kernels run: for many shapes
+// and grid sizes every (tile, K tile) is computed exactly once, every split tile is finished once by its owner (the
+// holder of its K tile 0), every part is its worker's first unit (one workspace slot per worker), and a replay of
+// the workers in random orders never deadlocks and always adds a tile's parts in the same order.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,74 +13,74 @@
 
 using hg::plan_stream_k;
 using hg::StreamKPlan;
+using hg::StreamKWalk;
+using hg::WorkUnit;
 
 namespace {
 
-/// Every (tile, K tile) of the plan with the worker that computes it; -1 for none.
-std::vector<int> owners(const StreamKPlan& p) {
-  std::vector<int> owner(size_t(p.tiles) * size_t(p.k_tiles), -1);
-  auto claim = [&](int tile, int k, int w) {
-    int& o = owner[size_t(tile) * size_t(p.k_tiles) + size_t(k)];
-    CHECK_MESSAGE(o == -1, "tile " << tile << " K tile " << k << " computed twice");
-    o = w;
-  };
-  for (int w = 0; w < p.workers; ++w)
-    for (int t = w; t < p.dp_tiles; t += p.workers)
-      for (int k = 0; k < p.k_tiles; ++k) claim(t, k, w);
-  for (int w = 0; w < p.sk_workers; ++w)
-    for (int i = p.sk_begin(w); i < p.sk_begin(w + 1); ++i) claim(p.dp_tiles + i / p.k_tiles, i % p.k_tiles, w);
-  return owner;
-}
-
-/// One worker's program: its stream-K parts in order, each (tile, first K, last K + 1, finishes the tile).
-struct Part {
-  int s, k0, k1;
-  bool finish;
-};
-
-std::vector<Part> parts_of(const StreamKPlan& p, int w) {
-  std::vector<Part> out;
-  for (int i = p.sk_begin(w); i < p.sk_begin(w + 1);) {
-    const int s = i / p.k_tiles;
-    const int end = (s + 1) * p.k_tiles < p.sk_begin(w + 1) ? (s + 1) * p.k_tiles : p.sk_begin(w + 1);
-    out.push_back({s, i % p.k_tiles, (end - 1) % p.k_tiles + 1, p.finisher(s) == w});
-    i = end;
+std::vector<WorkUnit> units_of(const StreamKPlan& p, int w) {
+  std::vector<WorkUnit> out;
+  for (StreamKWalk walk(p, w); walk.valid(); walk.next()) {
+    out.push_back(walk.current());
+    REQUIRE(out.size() <= size_t(p.tiles + p.k_tiles + 2));  // the walk ends
   }
   return out;
 }
 
-/// Replays the workers in an order drawn from `seed`: a worker that finishes a split tile first waits until
-/// every other part of it is published. Returns, per split tile, the order in which its parts are added (their
-/// first K tiles), or an empty vector if the replay deadlocked.
+/// Every (tile, K tile) of the plan with the worker that computes it; -1 for none.
+std::vector<int> owners(const StreamKPlan& p) {
+  std::vector<int> owner(size_t(p.tiles) * size_t(p.k_tiles), -1);
+  for (int w = 0; w < p.workers; ++w)
+    for (const WorkUnit& u : units_of(p, w)) {
+      CHECK(u.k0 < u.k1);
+      CHECK(u.k1 <= p.k_tiles);
+      for (int k = u.k0; k < u.k1; ++k) {
+        int& o = owner[size_t(u.tile) * size_t(p.k_tiles) + size_t(k)];
+        CHECK_MESSAGE(o == -1, "tile " << u.tile << " K tile " << k << " computed twice");
+        o = w;
+      }
+    }
+  return owner;
+}
+
+/// Replays the workers in an order drawn from `seed`, unit by unit, as the kernel runs them: a unit that starts
+/// after K tile 0 publishes its part (to its worker's slot); a unit that starts at K tile 0 but ends before the
+/// last K tile (the owner of a split tile) waits until the workers after it up to the tile's last holder have
+/// published, then adds their parts in worker order. Returns, per tile, the first K tiles of its parts in the
+/// order they were added, or an empty vector if the replay deadlocked.
 std::vector<std::vector<int>> replay(const StreamKPlan& p, uint32_t seed) {
   std::mt19937 rng(seed);
-  std::vector<std::vector<Part>> prog(size_t(p.workers));
-  for (int w = 0; w < p.sk_workers; ++w) prog[size_t(w)] = parts_of(p, w);
+  std::vector<std::vector<WorkUnit>> prog(size_t(p.workers));
+  for (int w = 0; w < p.workers; ++w) prog[size_t(w)] = units_of(p, w);
   std::vector<size_t> pc(size_t(p.workers), 0);
-  std::vector<std::vector<int>> published(size_t(p.sk_tiles()));  // first K tile of each published part
-  std::vector<std::vector<int>> order(size_t(p.sk_tiles()));
+  std::vector<int> slot(size_t(p.workers), -1);  // the tile of each worker's published part
+  std::vector<int> slot_k0(size_t(p.workers), -1);
+  std::vector<std::vector<int>> order(size_t(p.tiles));
   for (;;) {
     std::vector<int> ready;
     bool all_done = true;
     for (int w = 0; w < p.workers; ++w) {
       if (pc[size_t(w)] == prog[size_t(w)].size()) continue;
       all_done = false;
-      const Part& part = prog[size_t(w)][pc[size_t(w)]];
-      // A finisher of a split tile waits for the parts of every other holder (all at lower workers).
-      const int others = p.finisher(part.s) - p.first_worker(part.s);
-      if (!part.finish || int(published[size_t(part.s)].size()) == others) ready.push_back(w);
+      const WorkUnit& u = prog[size_t(w)][pc[size_t(w)]];
+      bool can = true;
+      if (u.k0 == 0 && u.k1 < p.k_tiles)
+        for (int v = w + 1; v <= p.last_holder(u.tile); ++v) can = can && slot[size_t(v)] == u.tile;
+      if (can) ready.push_back(w);
     }
     if (all_done) return order;
     if (ready.empty()) return {};
     const int w = ready[rng() % ready.size()];
-    const Part& part = prog[size_t(w)][pc[size_t(w)]++];
-    if (part.finish) {  // the finisher's own part, then the published ones in K order
-      std::vector<int> sum = published[size_t(part.s)];
-      std::sort(sum.begin(), sum.end());  // the order the kernel adds them in: by K range
-      sum.push_back(part.k0);
-      order[size_t(part.s)] = sum;
+    const WorkUnit u = prog[size_t(w)][pc[size_t(w)]++];
+    if (u.k0 > 0) {
+      CHECK(slot[size_t(w)] == -1);  // one slot per worker: never overwritten
+      slot[size_t(w)] = u.tile;
+      slot_k0[size_t(w)] = u.k0;
     } else {
-      published[size_t(part.s)].push_back(part.k0);
+      std::vector<int>& sum = order[size_t(u.tile)];
+      sum.push_back(0);  // the owner's own part first
+      if (u.k1 < p.k_tiles)
+        for (int v = w + 1; v <= p.last_holder(u.tile); ++v) sum.push_back(slot_k0[size_t(v)]);  // worker order
     }
   }
 }
@@ -91,85 +91,118 @@ TEST_CASE("stream-K plan: every (tile, K tile) exactly once, for many shapes and
   for (const int workers : {1, 2, 3, 7, 66, 132})
     for (const int k_tiles : {1, 2, 3, 4, 5, 16, 32, 64, 128})
       for (const int min_share : {1, 2, 4, 8})
-        for (int tiles = 1; tiles <= 3 * workers + 5; tiles += (workers > 16 ? 7 : 1)) {
-          CAPTURE(workers);
-          CAPTURE(k_tiles);
-          CAPTURE(min_share);
-          CAPTURE(tiles);
-          const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, min_share);
-          for (int o : owners(p)) CHECK(o >= 0);
-          if (p.sk_workers > 0) {
-            CHECK(p.dp_tiles % workers == 0);  // whole rounds only
-            CHECK(p.sk_tiles() == tiles % workers);
-            CHECK(p.sk_workers <= workers);
-            CHECK(p.sk_workers > p.sk_tiles());  // otherwise no tile would be split
-            // Even shares, none shorter than min_share K tiles.
-            int lo = p.sk_iters, hi = 0;
-            for (int w = 0; w < p.sk_workers; ++w) {
-              const int n = p.sk_begin(w + 1) - p.sk_begin(w);
-              lo = n < lo ? n : lo;
-              hi = n > hi ? n : hi;
+        for (const int sk_rounds : {0, 1})
+          for (const int min_saving : {0, 10})
+          for (int tiles = 1; tiles <= 3 * workers + 5; tiles += (workers > 16 ? 7 : 1)) {
+            CAPTURE(workers);
+            CAPTURE(k_tiles);
+            CAPTURE(min_share);
+            CAPTURE(sk_rounds);
+            CAPTURE(tiles);
+            CAPTURE(min_saving);
+            const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, min_share, sk_rounds, min_saving);
+            for (int o : owners(p)) CHECK(o >= 0);
+            const int whole = (tiles + workers - 1) / workers * k_tiles;  // step 9's longest worker
+            CHECK(p.max_iters() <= whole);
+            if (p.sk_tiles > 0) CHECK((whole - p.max_iters()) * 100 >= min_saving * whole);
+            if (p.sk_tiles > 0) {
+              CHECK((tiles - p.sk_tiles) % workers == 0);  // whole rounds after the share
+              CHECK(p.sk_tiles % workers == tiles % workers);
+              CHECK(p.sk_workers <= workers);
+              CHECK(p.max_iters() < whole);  // a split only where it shortens the longest worker
+              int lo = p.sk_iters, hi = 0;  // even shares, none shorter than min_share K tiles
+              for (int w = 0; w < p.sk_workers; ++w) {
+                const int n = p.sk_begin(w + 1) - p.sk_begin(w);
+                lo = n < lo ? n : lo;
+                hi = n > hi ? n : hi;
+              }
+              CHECK(hi - lo <= 1);
+              CHECK(lo >= min_share);
+              CHECK(p.max_iters() == p.dp_rounds() * k_tiles + hi);
+            } else {
+              CHECK(p.sk_workers == 0);
             }
-            CHECK(hi - lo <= 1);
-            CHECK(lo >= min_share);
-          } else {
-            CHECK(p.dp_tiles == tiles);
           }
-        }
 }
 
-TEST_CASE("stream-K plan: each split tile finished once, by the holder of its last K tile; waits point down") {
+TEST_CASE("stream-K plan: every part is its worker's first unit, and a split tile has one owner") {
   for (const int workers : {2, 7, 66})
     for (const int k_tiles : {3, 16, 64})
-      for (int tiles = 1; tiles <= 2 * workers + 3; ++tiles) {
-        CAPTURE(workers);
-        CAPTURE(k_tiles);
-        CAPTURE(tiles);
-        const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, 2);
-        for (int i = 0; i < p.sk_iters; ++i) {
-          const int w = p.worker_of(i);
-          CHECK(p.sk_begin(w) <= i);
-          CHECK(i < p.sk_begin(w + 1));
-        }
-        std::vector<int> finishes(size_t(p.sk_tiles()), 0);
-        for (int w = 0; w < p.sk_workers; ++w)
-          for (const Part& part : parts_of(p, w)) {
-            if (part.finish) {
-              ++finishes[size_t(part.s)];
-              CHECK(part.k1 == k_tiles);  // the finisher holds the last K tile
-            } else {
-              CHECK(w < p.finisher(part.s));  // the finisher waits only on lower workers
+      for (const int sk_rounds : {0, 1})
+        for (int tiles = 1; tiles <= 2 * workers + 3; ++tiles) {
+          CAPTURE(workers);
+          CAPTURE(k_tiles);
+          CAPTURE(sk_rounds);
+          CAPTURE(tiles);
+          const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, 2, sk_rounds);
+          for (int i = 0; i < p.sk_iters; ++i) {
+            const int w = p.worker_of(i);
+            CHECK(p.sk_begin(w) <= i);
+            CHECK(i < p.sk_begin(w + 1));
+          }
+          std::vector<int> owned(size_t(tiles), 0);
+          for (int w = 0; w < workers; ++w) {
+            const std::vector<WorkUnit> units = units_of(p, w);
+            for (size_t j = 0; j < units.size(); ++j) {
+              const WorkUnit& u = units[j];
+              if (u.k0 == 0) {
+                ++owned[size_t(u.tile)];
+                if (u.k1 < k_tiles) CHECK(p.owner(u.tile) == w);
+              } else {
+                CHECK(j == 0);  // a part starts the worker's share: nothing before it, one slot per worker
+                CHECK(p.owner(u.tile) < w);
+                CHECK(w <= p.last_holder(u.tile));
+              }
+              if (u.tile >= p.sk_tiles) CHECK((u.k0 == 0 && u.k1 == k_tiles));  // after the share: whole tiles
             }
           }
-        for (int f : finishes) CHECK(f == 1);
-      }
+          for (int o : owned) CHECK(o == 1);
+        }
 }
 
 TEST_CASE("stream-K plan: a replay in any order never deadlocks and adds a tile's parts in one order") {
   for (const int workers : {3, 7, 66})
     for (const int k_tiles : {4, 16, 64})
-      for (int tiles = workers + 1; tiles <= 2 * workers; tiles += (workers > 16 ? 5 : 1)) {
-        CAPTURE(workers);
-        CAPTURE(k_tiles);
-        CAPTURE(tiles);
-        const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, 1);
-        const std::vector<std::vector<int>> first = replay(p, 1);
-        REQUIRE(first.size() == size_t(p.sk_tiles()));  // no deadlock
-        for (uint32_t seed = 2; seed < 12; ++seed) CHECK(replay(p, seed) == first);
-      }
+      for (const int sk_rounds : {0, 1})
+        for (int tiles = 1; tiles <= 2 * workers + 3; tiles += (workers > 16 ? 5 : 1)) {
+          CAPTURE(workers);
+          CAPTURE(k_tiles);
+          CAPTURE(sk_rounds);
+          CAPTURE(tiles);
+          const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, 1, sk_rounds);
+          const std::vector<std::vector<int>> first = replay(p, 1);
+          REQUIRE(first.size() == size_t(tiles));  // no deadlock
+          for (size_t t = 0; t < first.size(); ++t) {
+            CHECK(first[t].size() >= 1);
+            CHECK(std::is_sorted(first[t].begin(), first[t].end()));  // added in K order
+          }
+          for (uint32_t seed = 2; seed < 12; ++seed) CHECK(replay(p, seed) == first);
+        }
 }
 
-TEST_CASE("stream-K plan: the left-over round goes whole when a share would be too short") {
-  // 400 pair tiles on 66 pairs: 6 whole rounds (396 tiles), 4 left over. 32 K tiles each: 128 iterations.
-  const StreamKPlan split = plan_stream_k(400, 32, 66, 1);
-  CHECK(split.dp_tiles == 396);
-  CHECK(split.sk_workers == 66);  // 128 iterations over all 66 pairs: shares of 1 and 2 K tiles
-  const StreamKPlan longer = plan_stream_k(400, 32, 66, 8);
-  CHECK(longer.sk_workers == 16);  // shares of 8
-  const StreamKPlan whole = plan_stream_k(400, 32, 66, 32);
-  CHECK(whole.dp_tiles == 400);  // 4 workers with 32 each would just take the 4 tiles whole: step 9
-  CHECK(whole.sk_workers == 0);
-  const StreamKPlan even = plan_stream_k(396, 32, 66, 1);
-  CHECK(even.dp_tiles == 396);  // whole rounds: nothing to split
-  CHECK(even.sk_workers == 0);
+TEST_CASE("stream-K plan: the shapes of step 10's page") {
+  // 5120 x 5120 x 2048 on 66 pairs: 400 pair tiles (6 whole rounds and 4 over), 32 K tiles each.
+  const StreamKPlan tail = plan_stream_k(400, 32, 66, 8, 0);
+  CHECK(tail.sk_tiles == 4);
+  CHECK(tail.sk_workers == 16);  // 128 iterations in shares of 8
+  CHECK(tail.max_iters() == 6 * 32 + 8);
+  const StreamKPlan hybrid = plan_stream_k(400, 32, 66, 8, 1);
+  CHECK(hybrid.sk_tiles == 70);  // one whole round joins the 4 left over
+  CHECK(hybrid.sk_workers == 66);
+  CHECK(hybrid.max_iters() == 5 * 32 + 34);  // 2240 iterations: shares of 33 and 34
+  const StreamKPlan whole = plan_stream_k(400, 32, 66, 32, 0);
+  CHECK(whole.sk_tiles == 0);  // 4 workers with 32 each would just take the 4 tiles whole: step 9
+  // The saving threshold: 5120^2 x 2048 saves 30 of 224 iterations (13%): split at 10%, not at 14%.
+  CHECK(plan_stream_k(400, 32, 66, 4, 1, 10).sk_tiles == 70);
+  CHECK(plan_stream_k(400, 32, 66, 4, 1, 14).sk_tiles == 0);
+  // 4096^3: 256 pair tiles of 64 K tiles, 58 over: at best 249 of 256 iterations (3% saved): no split at 10%.
+  CHECK(plan_stream_k(256, 64, 66, 4, 1, 0).sk_tiles > 0);
+  CHECK(plan_stream_k(256, 64, 66, 4, 1, 10).sk_tiles == 0);
+  const StreamKPlan even = plan_stream_k(396, 32, 66, 1, 1);
+  CHECK(even.sk_tiles == 0);  // whole rounds: nothing to split
+  // Fewer tiles than workers: 2 tiles of 64 K tiles over 66 workers, shares of 2 at min_share 2.
+  const StreamKPlan few = plan_stream_k(2, 64, 66, 2, 1);
+  CHECK(few.sk_tiles == 2);
+  CHECK(few.sk_workers == 64);
+  CHECK(few.max_iters() == 2);
 }

@@ -44,6 +44,9 @@ const std::vector<BreakInfo>& all_breaks() {
       {Break::kShortEmptyCount, "short-empty-count", "both",
        "a stage's empty barrier expects one consumer per CTA (step 8's count) while two release it: the surplus "
        "arrivals complete the next phase early, and the producer refills a stage the consumers still read"},
+      {Break::kNoPartWait, "no-part-wait", "both",
+       "the owner of a split tile adds the other workers' parts without waiting for their flags: it reads a "
+       "workspace the parts may not have reached yet (filled with NaN before each launch, so the early reads show)"},
   };
   return kAll;
 }

@@ -120,7 +120,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
-                             flag == "--settle-ms";
+                             flag == "--settle-ms" || flag == "--repeat";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -146,6 +146,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--warmup") opt.warmup = int(parse_bounded(flag, value, 0, 100000));
     else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
     else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
+    else if (flag == "--repeat") opt.repeat = int(parse_bounded(flag, value, 0, 1000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
     else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
@@ -238,6 +239,8 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --settle-ms T           with --bench: T ms of untimed launches before each timed turn, 0 to\n"
       << "                          10000; 0 times a burst, more the clock a long job holds (default "
       << d.settle_ms << ")\n"
+      << "  --repeat N              after verifying, launch N more times, 0 to 1000: every output bit must\n"
+      << "                          equal the first launch's (default 0)\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
   if (!pipe_depths.empty())

@@ -48,6 +48,7 @@ struct Options {
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
   std::string break_name;                ///< --break NAME: a contract switch (common/harness/breaks.hpp), or "list"
   int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default
+  int repeat = 0;                        ///< --repeat N: N more launches must reproduce the first's bits
   bool help = false;                     ///< --help: print usage, exit 0
 };
 

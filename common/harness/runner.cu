@@ -2,7 +2,7 @@
 //
 // Order: parse and validate the arguments (exit 2, no CUDA call yet); find a supported GPU (exit 77);
 // allocate, fill, poison D, run the step's kernel, run the reference, verify (exit 0 or 1); optionally
-// save .npy files and benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so
+// relaunch and compare the bits (--repeat), save .npy files and benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so
 // does a wait stopped by the mbarrier watchdog ("deadlock: ..."). --break NAME runs a broken variant.
 #include <cstdio>
 #include <string>
@@ -33,6 +33,29 @@ void save_npy(const std::string& dir, const GemmArgs& g) {
   save("A.npy", g.A, g.m, g.k);
   save("B.npy", g.B, g.n, g.k);
   save("D.npy", g.D, g.m, g.n);
+}
+
+/// --repeat N: launches the verified kernel N more times on the same inputs, D poisoned before each, and compares
+/// every output bit with the first launch's. Returns "" when all are identical, else what differed.
+std::string repeat_launches(const Launcher& launch, const GemmArgs& g, int repeat, const std::string& kernel_name,
+                            cudaStream_t stream) {
+  const size_t count = size_t(g.m) * size_t(g.n);
+  std::vector<uint16_t> first(count), again(count);
+  HG_CUDA_CHECK(cudaMemcpy(first.data(), g.D, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  for (int r = 1; r <= repeat; ++r) {
+    poison_matrix(g.D, int64_t(count), stream);
+    launch(stream);
+    check_kernel(kernel_name + " (repeated launch)", stream);
+    HG_CUDA_CHECK(cudaMemcpy(again.data(), g.D, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+    size_t differ = 0, where = 0;
+    for (size_t i = 0; i < count; ++i)
+      if (first[i] != again[i] && differ++ == 0) where = i;
+    if (differ > 0)
+      return "launch " + std::to_string(r + 1) + " differs from launch 1 in " + std::to_string(differ) + " of " +
+             std::to_string(count) + " outputs (first at row " + std::to_string(where / size_t(g.n)) + ", column " +
+             std::to_string(where % size_t(g.n)) + ")";
+  }
+  return "";
 }
 
 /// --bench: the step's kernel and cuBLAS, each timed on the same rotating random-normal input sets.
@@ -100,13 +123,20 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   const GemmArgs g{a.get(), b.get(), d.get(), int(s.m), int(s.n), int(s.k)};
 
   const std::string kernel_name = std::string("the ") + spec.name + " " + to_string(dev.arch) + " kernel";
+  const Launcher launch = prepare(g);
   const VerifyReport report = run_and_verify(
-      [&](const GemmArgs& args) {
-        const Launcher launch = prepare(args);
+      [&](const GemmArgs&) {
         launch(stream.s);
         check_kernel(kernel_name, stream.s);
       },
       g, opt.init, stream.s);
+  std::string repeat_text;
+  bool same_bits = true;
+  if (opt.repeat > 0 && report.pass) {
+    const std::string diff = repeat_launches(launch, g, opt.repeat, kernel_name, stream.s);
+    same_bits = diff.empty();
+    repeat_text = " repeat=" + std::to_string(opt.repeat) + (same_bits ? " identical_bits" : " " + diff);
+  }
 
   if (!opt.save_dir.empty()) save_npy(opt.save_dir, g);
   std::string timing;
@@ -115,11 +145,12 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   std::string variant_text;
   if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
   if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
-  std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s %s%s\n", spec.name, to_string(dev.arch),
-              dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
-              (unsigned long long)opt.seed, variant_text.c_str(), report.summary().c_str(),
-              report.pass ? "PASS" : "FAIL", timing.c_str());
-  return report.pass ? kExitPass : kExitFail;
+  const bool pass = report.pass && same_bits;
+  std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s%s %s%s\n", spec.name,
+              to_string(dev.arch), dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
+              (unsigned long long)opt.seed, variant_text.c_str(), report.summary().c_str(), repeat_text.c_str(),
+              pass ? "PASS" : "FAIL", timing.c_str());
+  return pass ? kExitPass : kExitFail;
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ enum class Break : int {
   kOneHalfBytes,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
   kNoExitClusterSync,  ///< step 8: no cluster barrier before exit (Blackwell: before freeing TMEM)
   kShortEmptyCount,    ///< step 9: a stage's "empty" barrier keeps step 8's count, one consumer per CTA
+  kNoPartWait,         ///< step 10: a split tile's owner reads the parts without waiting for their flags
 };
 
 /// Which instance of a step's kernel to build.

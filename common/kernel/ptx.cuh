@@ -18,6 +18,8 @@
 //   named_barrier_sync, named_barrier_arrive
 //                                  PTX ISA "Parallel Synchronization and Communication Instructions: bar,
 //                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
+//   st_release_gpu, ld_acquire_gpu PTX ISA "st", "ld" with .release / .acquire at .gpu scope: flags in global
+//                                  memory between CTAs (step 10)
 // One more lives in common/kernel/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
 // mbarrier.try_wait.parity loop every wait of the kernels goes through.
 //
@@ -211,6 +213,26 @@ __device__ __forceinline__ void tma_load_2d_pair(void* dst, const void* tensor_m
       "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
       "l"(tensor_map), "r"(coords[0]), "r"(coords[1]), "r"(mapa_shared_cluster(bar, bar_rank))
       : "memory");
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Flags in global memory between CTAs (step 10): one CTA publishes data, another waits for it. PTX ISA "Memory
+// Consistency Model": a release store and an acquire load of the same location at .gpu scope synchronize, so
+// every write the releasing thread has observed (its own, and those of threads it synchronized with through a
+// CTA barrier before it: release is cumulative) is visible to the acquiring thread and, through a CTA barrier
+// after it, to its CTA.
+// ------------------------------------------------------------------------------------------------------
+
+/// st.release.gpu.global.u32 (PTX ISA "Data Movement and Conversion Instructions: st", .release, .gpu): publish.
+__device__ __forceinline__ void st_release_gpu(uint32_t* flag, uint32_t value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+/// ld.acquire.gpu.global.u32 (PTX ISA "Data Movement and Conversion Instructions: ld", .acquire, .gpu): observe.
+__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* flag) {
+  uint32_t value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
 }
 
 }  // namespace hg::ptx

@@ -1,67 +1,117 @@
-// common/kernel/stream_k.hpp: how a persistent grid splits the last round of tiles (stream-K, for step 10).
+// common/kernel/stream_k.hpp: how step 10's persistent grid shares out the last round of tiles (stream-K).
 //
-// The work is (tile, K tile) iterations, not tiles. `workers` persistent workers (CTA pairs) take the first
-// dp_tiles tiles whole, round-robin, as step 9 does: those are whole rounds, so every worker has the same
-// number. The iterations of the tiles left over are divided evenly among the workers, in tile-major order
-// (tile dp_tiles's K tiles first), so a tile's K range can be split between consecutive workers: stream-K
-// (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix Multiplication on the
-// GPU", PPoPP 2023), in the data-parallel + stream-K form.
+// The work is (tile, K tile) iterations, not tiles. `workers` persistent workers (CTA pairs) first divide the
+// iterations of the first sk_tiles tiles evenly, in tile-major order (tile 0's K tiles first), so a tile's K
+// range can be split between consecutive workers; then they take the remaining tiles whole, round-robin, as
+// step 9 does. Those remaining tiles are whole rounds (a multiple of workers), so every worker ends at the same
+// time: stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
+// Multiplication on the GPU", PPoPP 2023), in its data-parallel + stream-K hybrid form. The stream-K tiles are
+// the tiles a round does not divide (tiles % workers) plus `sk_rounds` whole rounds, so that each worker's share
+// is long (more than one tile at sk_rounds = 1) and a tile is split in few parts.
 //
-// A split tile is finished by the worker that holds its last K tile: the others write their fp32 partial sums
-// to a workspace and signal; the finisher waits for them and adds them in the order of their K ranges, so the
-// sum does not depend on which part arrives first. Every wait points at a worker of lower index (the parts
-// before the tile's last K tile belong to the workers before the finisher), so the waits form no cycle, and
-// with every worker resident at once (the grid never exceeds the resident CTAs) each one it waits for runs.
+// A split tile is finished by its OWNER, the worker that holds its K tile 0. Every other holder computes a
+// PART (a K range that starts after 0), writes its fp32 partial sums to a workspace slot of its own and
+// signals it; the owner waits for the parts and adds them to its own sum in the order of their K ranges, so the
+// result does not depend on which part arrives first. A part that does not start at K tile 0 can only be a
+// worker's FIRST piece of work (its share starts inside that tile), so each worker writes at most one part (one
+// workspace slot per worker), and no part waits for anything before it is written. An owner's wait therefore
+// only ever waits on work that runs without waiting: with every worker resident at once (the grid never
+// exceeds the CTAs that fit), no wait can deadlock.
 //
-// When a share would be shorter than min_share K tiles, fewer workers take part, each a longer share; when
-// even that leaves every left-over tile whole, the plan is plain step 9 (no split).
-// Host and device code: the kernel and the CPU tests use this one implementation.
+// The split costs something (the parts' round trip through the workspace, a unit boundary or two per worker), so
+// it is taken only when it shortens the longest worker's list of iterations by at least min_saving_pct percent;
+// otherwise the plan is plain step 9 (every tile whole). Host and device code: the kernels, the CPU tests and the benchmark use this one
+// implementation.
 #pragma once
 
 #include "common/kernel/hd.hpp"
 
 namespace hg {
 
+/// K tiles [k0, k1) of linear tile `tile` (k0 == 0 and k1 == k_tiles: the whole tile).
+struct WorkUnit {
+  int tile = 0, k0 = 0, k1 = 0;
+};
+
 struct StreamKPlan {
-  int tiles = 0;       ///< output tiles (pair tiles)
+  int tiles = 0;       ///< output tiles (pair tiles), in the scheduler's linear order
   int k_tiles = 0;     ///< K tiles per tile
   int workers = 0;     ///< persistent workers
-  int dp_tiles = 0;    ///< tiles computed whole, round-robin: a multiple of workers (all of them without a split)
-  int sk_workers = 0;  ///< workers 0 .. sk_workers-1 share the left-over iterations (0: no split)
-  int sk_iters = 0;    ///< (tiles - dp_tiles) * k_tiles
+  int sk_tiles = 0;    ///< tiles 0 .. sk_tiles-1 are shared out as iterations (0: no split, plain step 9)
+  int sk_workers = 0;  ///< workers 0 .. sk_workers-1 take part in the stream-K region
+  int sk_iters = 0;    ///< sk_tiles * k_tiles
 
-  HG_HD constexpr int sk_tiles() const { return tiles - dp_tiles; }
   /// Worker w's stream-K iterations are [sk_begin(w), sk_begin(w + 1)); iteration i is K tile i % k_tiles of
-  /// tile dp_tiles + i / k_tiles.
+  /// tile i / k_tiles.
   HG_HD constexpr int sk_begin(int w) const {
     return w >= sk_workers ? sk_iters : int((long long)sk_iters * w / sk_workers);
   }
   /// The worker that holds stream-K iteration i (0 <= i < sk_iters).
   HG_HD constexpr int worker_of(int i) const { return int(((long long)(i + 1) * sk_workers - 1) / sk_iters); }
-  /// The first and the last worker holding part of stream-K tile s (0 <= s < sk_tiles()); the last finishes it.
-  HG_HD constexpr int first_worker(int s) const { return worker_of(s * k_tiles); }
-  HG_HD constexpr int finisher(int s) const { return worker_of((s + 1) * k_tiles - 1); }
-  /// Whether stream-K tile s is split (more than one worker holds part of it).
-  HG_HD constexpr bool split(int s) const { return first_worker(s) != finisher(s); }
+  /// The owner of stream-K tile s (0 <= s < sk_tiles), which finishes it, and the last worker holding a part.
+  HG_HD constexpr int owner(int s) const { return worker_of(s * k_tiles); }
+  HG_HD constexpr int last_holder(int s) const { return worker_of((s + 1) * k_tiles - 1); }
+  /// Rounds of whole tiles after the stream-K share (with a split, every worker takes this many; without one,
+  /// the last round may be short, as in step 9).
+  HG_HD constexpr int dp_rounds() const { return (tiles - sk_tiles + workers - 1) / workers; }
+  /// The longest worker's iterations: what the plan is chosen to shorten.
+  HG_HD constexpr int max_iters() const {
+    return dp_rounds() * k_tiles + (sk_workers > 0 ? (sk_iters + sk_workers - 1) / sk_workers : 0);
+  }
 };
 
-/// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers, no share shorter than min_share K
-/// tiles (min_share >= 1).
-HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share) {
+/// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers: the tiles % workers left over plus
+/// `sk_rounds` whole rounds (when there are that many) go to the stream-K region, divided over as many workers
+/// as keep every share at least min_share K tiles long (min_share >= 1); no split when it would not shorten the
+/// longest worker's list by at least min_saving_pct percent (0: by anything).
+HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share, int sk_rounds,
+                                          int min_saving_pct = 0) {
   StreamKPlan p;
   p.tiles = tiles, p.k_tiles = k_tiles, p.workers = workers;
   const int left = tiles % workers;
-  p.dp_tiles = tiles - left;
-  p.sk_iters = left * k_tiles;
-  int sk_workers = p.sk_iters / (min_share > 0 ? min_share : 1);
+  const int rounds = tiles / workers < sk_rounds ? tiles / workers : sk_rounds;
+  const int sk_tiles = left == 0 ? 0 : left + rounds * workers;
+  const int sk_iters = sk_tiles * k_tiles;
+  int sk_workers = sk_iters / (min_share > 0 ? min_share : 1);
   if (sk_workers > workers) sk_workers = workers;
-  if (left == 0 || sk_workers <= left) {  // no split would be worth it: the last round's tiles go whole
-    p.dp_tiles = tiles;
-    p.sk_iters = 0;
-    sk_workers = 0;
-  }
-  p.sk_workers = sk_workers;
-  return p;
+  StreamKPlan split = p;
+  split.sk_tiles = sk_tiles, split.sk_iters = sk_iters, split.sk_workers = sk_workers;
+  // Step 9's longest list: ceil(tiles / workers) whole tiles.
+  const int whole = (tiles + workers - 1) / workers * k_tiles;
+  const long long saved = (long long)(whole - split.max_iters()) * 100;
+  if (sk_workers > 0 && saved > 0 && saved >= (long long)min_saving_pct * whole) return split;
+  return p;  // sk_tiles = 0: every tile whole, round-robin
 }
+
+/// The work units one worker walks, in order: its stream-K share, cut at tile boundaries, then its whole tiles
+/// (sk_tiles + w, then every workers-th one).
+struct StreamKWalk {
+  StreamKPlan p;
+  int w;
+  int pos;  ///< the next stream-K iteration while < sk_begin(w + 1); then sk_iters + the whole tiles walked
+
+  HG_HD constexpr StreamKWalk(const StreamKPlan& plan, int worker)
+      : p(plan), w(worker), pos(plan.sk_begin(worker)) {}
+  HG_HD constexpr bool in_share() const { return pos < p.sk_begin(w + 1); }
+  HG_HD constexpr bool valid() const { return in_share() || dp_tile() < p.tiles; }
+  HG_HD constexpr WorkUnit current() const {
+    if (in_share()) {
+      const int tile = pos / p.k_tiles, end = p.sk_begin(w + 1);
+      const int k1 = end < (tile + 1) * p.k_tiles ? end - tile * p.k_tiles : p.k_tiles;
+      return WorkUnit{tile, pos % p.k_tiles, k1};
+    }
+    return WorkUnit{dp_tile(), 0, p.k_tiles};
+  }
+  HG_HD constexpr int dp_tile() const { return p.sk_tiles + w + (pos - p.sk_iters) * p.workers; }
+  HG_HD constexpr void next() {
+    if (in_share()) {
+      const WorkUnit u = current();
+      pos = u.tile * p.k_tiles + u.k1;  // the next tile's K tile 0, or the end of the share
+      if (!in_share()) pos = p.sk_iters;
+    } else {
+      ++pos;
+    }
+  }
+};
 
 }  // namespace hg

@@ -43,6 +43,13 @@ std::string barrier_name(uint32_t smem_offset, const BarrierName* names, size_t 
 
 std::string describe_deadlock(const WatchdogReport& r, const BarrierName* names, size_t count) {
   char buf[256];
+  if (r.flag) {
+    std::snprintf(buf, sizeof buf,
+                  "deadlock: block (%u, %u) thread %u waited %.1f s for global flag %u to reach %u (a part of a "
+                  "split tile that was never published); the watchdog stopped the kernel",
+                  r.block_x, r.block_y, r.thread, double(r.waited_ns) * 1e-9, r.smem_offset, r.phase);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf,
                 "deadlock: block (%u, %u) thread %u waited %.1f s for %s (shared offset %u) to complete its "
                 "phase of parity %u; the watchdog stopped the kernel",
@@ -64,6 +71,7 @@ std::string fired_watchdog_report() {
   copy.smem_offset = r->smem_offset;
   copy.phase = r->phase;
   copy.waited_ns = r->waited_ns;
+  copy.flag = r->flag;
   return describe_deadlock(copy);
 }
 

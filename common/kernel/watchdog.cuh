@@ -35,8 +35,9 @@ struct WatchdogReport {
   uint32_t block_x = 0, block_y = 0;
   uint32_t thread = 0;       ///< threadIdx.x of that thread
   uint32_t smem_offset = 0;  ///< the barrier's offset from the 1024-aligned shared-memory base
-  uint32_t phase = 0;        ///< the parity it waited for
+  uint32_t phase = 0;        ///< the parity it waited for (a flag: the value it waited for)
   uint64_t waited_ns = 0;
+  uint32_t flag = 0;         ///< 1: a wait for a global flag (step 10), whose index is in smem_offset
 };
 
 /// One mbarrier of a kernel's shared-memory map, or an array of `count` of them (8 bytes apart), by name: its
@@ -77,6 +78,8 @@ std::string describe_deadlock(const WatchdogReport& r);
 #if defined(__CUDACC__)
 #include <cuda/ptx>
 
+#include "common/kernel/ptx.cuh"  // ld_acquire_gpu, for the flag wait
+
 namespace hg {
 
 /// Where this translation unit's kernels report a timed-out wait (each translation unit has its own copy;
@@ -95,6 +98,23 @@ static __device__ __noinline__ void watchdog_fire(const uint64_t* bar, uint32_t 
     v->phase = phase;
     v->waited_ns = waited_ns;
     __threadfence_system();  // the report reaches host memory before the trap ends the kernel
+  }
+  cuda::ptx::trap();
+}
+
+/// The same for a global flag that never reached its value (step 10's parts).
+static __device__ __noinline__ void watchdog_fire_flag(uint32_t index, uint32_t value, uint64_t waited_ns) {
+  WatchdogReport* r = g_watchdog_report;
+  if (r != nullptr && atomicCAS(&r->fired, 0u, 1u) == 0u) {
+    volatile WatchdogReport* v = r;
+    v->block_x = blockIdx.x;
+    v->block_y = blockIdx.y;
+    v->thread = threadIdx.x;
+    v->smem_offset = index;
+    v->phase = value;
+    v->waited_ns = waited_ns;
+    v->flag = 1;
+    __threadfence_system();
   }
   cuda::ptx::trap();
 }
@@ -129,6 +149,18 @@ __device__ __forceinline__ void mbarrier_wait_parity(uint64_t* bar, uint32_t pha
   while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
     const uint64_t waited = cuda::ptx::get_sreg_globaltimer() - start;
     if (waited > kWatchdogNs) watchdog_fire(bar, phase, waited);
+  }
+}
+
+/// Waits until the global flag `flags[index]` holds `value` (step 10: a part of a split tile is published):
+/// ld.acquire.gpu in a loop (PTX ISA "ld", .acquire), with the same watchdog as the mbarrier wait. The acquire
+/// makes the writes that the flag's release published visible to this thread.
+__device__ __forceinline__ void wait_flag(const uint32_t* flags, uint32_t index, uint32_t value) {
+  if (ld_acquire_gpu(flags + index) == value) return;
+  const uint64_t start = cuda::ptx::get_sreg_globaltimer();
+  while (ld_acquire_gpu(flags + index) != value) {
+    const uint64_t waited = cuda::ptx::get_sreg_globaltimer() - start;
+    if (waited > kWatchdogNs) watchdog_fire_flag(index, value, waited);
   }
 }
 

@@ -1,0 +1,51 @@
+// common/kernel/stream_k_host.hpp: the host side of step 10's stream-K kernels: their workspace and flags, the
+// launch counter (epoch) that makes clearing the flags unnecessary, and the two knobs of the split's sweep.
+//
+// A part of a split tile is published by storing the launch's epoch into its flag (release); the owner waits
+// until the flag holds this launch's epoch (acquire). Each launch gets the next epoch, so a flag left by an earlier
+// launch never matches and no launch has to clear the flags first: the flags are zeroed once, at allocation, and
+// again only when the 32-bit counter wraps. Launches that share one StreamKBuffers must run in stream order (one
+// stream): two at once would publish into the same slots.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hg {
+
+class StreamKBuffers {
+ public:
+  /// workspace_bytes of partial sums and flag_count 32-bit flags, allocated and zeroed on the current device. With
+  /// poison_each_launch (the --break that skips the flag wait), every launch first fills the workspace with NaN, so
+  /// a part read before it was written shows in the result.
+  StreamKBuffers(size_t workspace_bytes, size_t flag_count, bool poison_each_launch);
+  ~StreamKBuffers();
+  StreamKBuffers(const StreamKBuffers&) = delete;
+  StreamKBuffers& operator=(const StreamKBuffers&) = delete;
+
+  void* workspace() const { return workspace_; }
+  uint32_t* flags() const { return flags_; }
+  /// The epoch of the next launch on `stream` (never 0, the value of a cleared flag). Enqueues the flags' clearing
+  /// when the counter wraps, and the workspace's poisoning when asked for.
+  uint32_t next_epoch(cudaStream_t stream);
+
+ private:
+  void* workspace_ = nullptr;
+  uint32_t* flags_ = nullptr;
+  size_t workspace_bytes_ = 0, flag_count_ = 0;
+  bool poison_ = false;
+  uint32_t epoch_ = 0;
+};
+
+/// The split's two parameters, from the kernel's defaults unless the sweep on docs/lab_step10_stream_k.md sets
+/// HG_SK_MIN_SHARE (K tiles, >= 1) or HG_SK_ROUNDS (whole rounds in the stream-K region, >= 0; a large
+/// min_share, e.g. 100000, turns the split off: plain step 9). A value that is not a number in range is refused
+/// with an error naming the variable.
+int stream_k_min_share(int default_value);
+int stream_k_rounds(int default_value);
+/// HG_SK_MIN_SAVING: the least saving, in percent of the longest worker's iterations, for which the plan splits.
+int stream_k_min_saving(int default_value);
+
+}  // namespace hg
