@@ -52,7 +52,8 @@ def check():
 # The ladder of contracts, written once (each entry's adds and contract) and generated into the pages that show it,
 # between these markers: README.md links each step to its folder, the Doxygen pages to its page.
 CONTRACTS_BEGIN, CONTRACTS_END = "<!-- contracts:begin -->", "<!-- contracts:end -->"
-CONTRACT_PAGES = {"README.md": "markdown", "docs/mainpage.md": "doxygen", "docs/step9_multi_consumer.md": "doxygen"}
+CONTRACT_PAGES = {"README.md": "markdown", "docs/mainpage.md": "doxygen", "docs/step9_multi_consumer.md": "doxygen",
+                  "docs/step10_stream_k.md": "doxygen"}
 
 
 def contracts_table(style):

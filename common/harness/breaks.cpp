@@ -39,7 +39,7 @@ const std::vector<BreakInfo>& all_breaks() {
       {Break::kNoExitClusterSync, "no-exit-cluster-sync", "both",
        "drop the cluster barrier before exit: a CTA may leave (Blackwell: free its TMEM) while its peer still "
        "sends into its shared memory or arrives on its barriers",
-       "step8_cluster step9_multi_consumer",
+       "step8_cluster step9_multi_consumer step10_stream_k",
        "the pair finishes together; the few late arrivals found no new owner of the SM's shared memory"},
       {Break::kShortEmptyCount, "short-empty-count", "both",
        "a stage's empty barrier expects one consumer per CTA (step 8's count) while two release it: the surplus "
