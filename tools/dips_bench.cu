@@ -238,29 +238,8 @@ int run(const hg::BenchOptions& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  hg::BenchOptions args;
-  try {
-    args = hg::parse_bench_options(argc, argv, "hg_dips_bench");
-  } catch (const hg::UsageError& e) {
-    if (std::string(e.what()) == "help") {
-      std::printf("%s", hg::bench_usage("hg_dips_bench").c_str());
-      std::printf("Variants (Hopper only): step6, step6_1cta (one CTA per SM), step7, step7_cluster2 (step 7 in\n"
-                  "clusters of two), step8, and cuBLAS; tools/dips_bench.cu says what each isolates.\n");
-      return 0;
-    }
-    std::fprintf(stderr, "hg_dips_bench: error: %s (run with --help for usage)\n", e.what());
-    return 2;
-  }
-  try {
-    return run(args);
-  } catch (const hg::UsageError& e) {
-    std::fprintf(stderr, "hg_dips_bench: error: %s\n", e.what());
-    return 2;
-  } catch (const hg::CudaError& e) {
-    std::fprintf(stderr, "hg_dips_bench: CUDA error: %s\n", e.what());
-    return 3;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hg_dips_bench: error: %s\n", e.what());
-    return 3;
-  }
+  return hg::bench_main(argc, argv, "hg_dips_bench",
+                        "Variants (Hopper only): step6, step6_1cta (one CTA per SM), step7, step7_cluster2 (step 7 in\n"
+                        "clusters of two), step8, and cuBLAS; tools/dips_bench.cu says what each isolates.\n",
+                        run);
 }

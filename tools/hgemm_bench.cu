@@ -99,25 +99,4 @@ int run(const hg::BenchOptions& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  hg::BenchOptions args;
-  try {
-    args = hg::parse_bench_options(argc, argv, "hgemm_bench");
-  } catch (const hg::UsageError& e) {
-    if (std::string(e.what()) == "help") {
-      std::printf("%s", hg::bench_usage("hgemm_bench").c_str());
-      return 0;
-    }
-    std::fprintf(stderr, "hgemm_bench: error: %s (run with --help for usage)\n", e.what());
-    return 2;
-  }
-  try {
-    return run(args);
-  } catch (const hg::UsageError& e) {
-    std::fprintf(stderr, "hgemm_bench: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hgemm_bench: CUDA error: %s\n", e.what());
-    return 3;
-  }
-}
+int main(int argc, char** argv) { return hg::bench_main(argc, argv, "hgemm_bench", "", run); }

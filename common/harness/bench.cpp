@@ -285,4 +285,32 @@ bool write_samples_csv(const std::string& path, const std::vector<BenchSample>& 
   return bool(raw);
 }
 
+int bench_main(int argc, char** argv, const std::string& tool, const std::string& extra_help,
+               const std::function<int(const BenchOptions&)>& run) {
+  const char* name = tool.c_str();
+  BenchOptions args;
+  try {
+    args = parse_bench_options(argc, argv, tool);
+  } catch (const UsageError& e) {
+    if (std::string(e.what()) == "help") {
+      std::printf("%s%s", bench_usage(tool).c_str(), extra_help.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "%s: error: %s (run with --help for usage)\n", name, e.what());
+    return 2;
+  }
+  try {
+    return run(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    return 2;
+  } catch (const CudaError& e) {
+    std::fprintf(stderr, "%s: CUDA error: %s\n", name, e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    return 3;
+  }
+}
+
 }  // namespace hg

@@ -25,7 +25,8 @@ struct BenchOptions {
   std::string out = "bench_out";
 };
 
-/// 4096^3, 8192^3, 4096 x 14336 x 4096 and 16384 x 4096 x 1024.
+/// 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024, and the two with a short last round of 256 x 256
+/// tiles on 66 pairs: 5120 x 5120 x 2048 and 2304 x 4608 x 8192.
 std::vector<Shape> default_bench_shapes();
 
 /// The --help text of a benchmark named `tool`.
@@ -34,6 +35,12 @@ std::string bench_usage(const std::string& tool);
 /// Parses argv (argv[0] is the program name). Throws UsageError with a one-line reason, or
 /// UsageError("help") for --help / -h.
 BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool);
+
+/// The main() of a benchmark tool: parses the command line (--help: the usage, then `extra_help`, exit 0; bad
+/// usage: exit 2 with the reason), then returns what `run` returns, or exits 2 on a usage error found while
+/// running and 3 on a CUDA or other failure, each printed with the tool's name.
+int bench_main(int argc, char** argv, const std::string& tool, const std::string& extra_help,
+               const std::function<int(const BenchOptions&)>& run);
 
 /// Refuses (UsageError) a shape whose buffers do not fit, and creates the --out directory.
 void prepare_bench_run(const BenchOptions& opt);
