@@ -155,12 +155,4 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
-inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  using B = hg::Break;
-  return hg::dispatch_break<B::kNone, B::kSwapTileOffsets>(v.brk, [&](auto brk) {
-    return prepare_variant<decltype(brk)::value>(g);
-  });
-}
-
 }  // namespace step3::sm90

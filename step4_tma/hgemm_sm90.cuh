@@ -186,13 +186,4 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The instance the verify binary asks for: the real kernel (hg::Break::kNone) or a broken one (--break).
-inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  using B = hg::Break;
-  // kNoWgmmaWait: step 2's, racing a TMA load.
-  return hg::dispatch_break<B::kNone, B::kShortExpectTx, B::kNoStoreWait, B::kNoWgmmaWait>(v.brk, [&](auto brk) {
-    return prepare_variant<decltype(brk)::value>(g);
-  });
-}
-
 }  // namespace step4::sm90

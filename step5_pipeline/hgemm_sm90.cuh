@@ -211,16 +211,4 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The instance the verify binary asks for: PIPE_DEPTH 2, 3 or 4 (--pipe-depth), the real kernel
-/// (hg::Break::kNone) or a broken one (--break).
-inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  using B = hg::Break;
-  // kNoWgmmaWait: step 2's; here a stage is refilled while its wgmma may still read it.
-  return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
-    return hg::dispatch_break<B::kNone, B::kNoTmaPhaseFlip, B::kNoWgmmaWait>(v.brk, [&](auto brk) {
-      return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);
-    });
-  });
-}
-
 }  // namespace step5::sm90

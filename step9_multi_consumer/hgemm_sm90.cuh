@@ -306,17 +306,4 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   };
 }
 
-/// The instance the verify binary asks for: PIPE_DEPTH 2 to 4 (--pipe-depth; 5 stages of 48 KiB do not fit),
-/// the real kernel (hg::Break::kNone) or a broken one (--break).
-inline hg::Launcher prepare(const hg::GemmArgs& g, const hg::Variant& v) {
-  using B = hg::Break;
-  // kNoStoreWait: step 4's, where the staging boxes are reused.
-  return hg::dispatch_depth<2, 3, 4>(v.pipe_depth, [&](auto depth) {
-    return hg::dispatch_break<B::kNone, B::kShortEmptyCount, B::kNoEmptyWait, B::kOneHalfBytes, B::kNoExitClusterSync,
-                              B::kNoStoreWait>(v.brk, [&](auto brk) {
-      return prepare_variant<decltype(depth)::value, decltype(brk)::value>(g);
-    });
-  });
-}
-
 }  // namespace step9::sm90

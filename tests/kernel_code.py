@@ -2,7 +2,7 @@
 """Checks of the step kernels' PTX and machine code (SASS), each kernel found under its own namespace.
 
   kernel_code.py ptx FILE.ptx STEP ARCH [--tmem-cols N] --require INSTR... --forbid INSTR...
-      The PTX of STEP's main.cu compiled for ARCH (sm_90a or sm_100a): the entries of STEP's kernel for that
+      The PTX of STEP's kernel headers compiled for ARCH (sm_90a or sm_100a): the entries of STEP's kernel for that
       architecture (stepN::sm90::hgemm_kernel<...> or stepN::sm100::...) exist and hold every required
       instruction; no forbidden instruction occurs anywhere in the file. --tmem-cols N: every tcgen05.alloc
       and tcgen05.dealloc of the kernel asks for exactly N columns (the immediate moved into its operand).
@@ -12,8 +12,8 @@
   kernel_code.py sass-break CUOBJDUMP BINARY STEP GEMM_HPP RULE ENUMERATOR
       A contract switch really removes its contract from the Hopper machine code, so that a switch the H200
       tolerates is tolerated by the hardware and not put back by the compiler. Compares the sm_90a SASS of
-      STEP's real kernel (hg::Break::kNone) with the broken instance (hg::Break::ENUMERATOR, numbered by
-      its position in the enum of GEMM_HPP, as in the mangled names), at ring depth 2 (every step with a ring has it):
+      STEP's real kernel (hg::Break::kNone) with the broken instance (hg::Break::ENUMERATOR, by its value in
+      the enum of GEMM_HPP, as in the mangled names), at ring depth 2 (every step with a ring has it):
         bar-sync            the real kernel has a BAR.SYNC (__syncthreads), the broken one none
         wgmma-wait-in-loop  the real kernel has a WARPGROUP.DEPBAR (wgmma.wait_group) between its last HGMMA
                             and the K-loop's backward branch, the broken one not
@@ -162,15 +162,15 @@ def sass_check(args):
 
 
 def break_number(header, enumerator):
-    """Position of `enumerator` in `enum class Break` (kNone = 0, then one per line)."""
+    """The value of `enumerator` in `enum class Break` (each is written `kName = N,`: the values are explicit)."""
     text = open(header).read()
     body = re.search(r"enum class Break[^{]*\{(.*?)\};", text, re.S)
     if not body:
         sys.exit(f"FAIL: no 'enum class Break' in {header}")
-    names = re.findall(r"^\s*(k\w+)", body.group(1), re.M)
-    if enumerator not in names:
-        sys.exit(f"FAIL: {enumerator} is not an enumerator of hg::Break in {header}")
-    return names.index(enumerator)
+    values = dict(re.findall(r"^\s*(k\w+)\s*=\s*(\d+)\s*,", body.group(1), re.M))
+    if enumerator not in values:
+        sys.exit(f"FAIL: {enumerator} is not an enumerator of hg::Break with an explicit value in {header}")
+    return int(values[enumerator])
 
 
 def count_bar_sync(code):

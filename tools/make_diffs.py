@@ -10,7 +10,7 @@
 Each from_previous.diff holds two sections, Blackwell (hgemm_sm100.cuh) first, then Hopper (hgemm_sm90.cuh).
 A section opens with a few lines starting with '# ' (a title and a count of the changes; patch tools skip
 text before a '---' line), then a unified diff with three lines of context and paths relative to the
-repository root. main.cu is left out: the kernels are the lesson, main.cu is a few lines of set-up.
+repository root. The step's tests.cmake is left out: the kernels are the lesson.
 
 The diff compares lines with whitespace normalised (runs of blanks made one, leading and trailing blanks
 dropped). When a step moves code into a loop, a plain diff shows every moved line as removed and added

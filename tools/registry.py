@@ -33,7 +33,7 @@ def check():
     folder, a namespace that is not step<N>, repeated depths, a ladder step without a colour."""
     problems = []
     names = steps()
-    folders = sorted(p.name for p in ROOT.glob("step*_*") if p.is_dir() and (p / "main.cu").exists())
+    folders = sorted(p.name for p in ROOT.glob("step*_*") if p.is_dir() and (p / "hgemm_sm90.cuh").exists())
     for f in folders:
         if f not in names:
             problems.append(f"{f}/ has no entry in steps.json")

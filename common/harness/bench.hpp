@@ -1,4 +1,4 @@
-// common/harness/bench.hpp: the benchmark tools' shared run (tools/hgemm_bench.cu, tools/dips_bench.cu): their
+// common/harness/bench.hpp: the benchmark tools' shared run (tools/hgemm_bench.cu, lab/dips_bench.cu): their
 // command line, verifying each kernel before it is timed, timing every verified kernel and cuBLAS in
 // interleaved rounds by both methods (burst, then sustained), the results table, the CSV files and the run's
 // metadata (GPU, clocks, versions, date).

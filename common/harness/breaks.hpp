@@ -13,18 +13,21 @@ namespace hg {
 
 struct BreakInfo {
   Break id;
-  const char* name;  ///< the --break argument
-  const char* arch;  ///< "sm90", "sm100" or "both": which kernel has the switch
+  const char* name;  ///< the --break argument: the enumerator in kebab case (kNoCtaSync: no-cta-sync)
   const char* what;  ///< one line for --break list
-  /// Steps whose Hopper kernel an H200 ran correctly with this switch ("" if none), and why: these switches
-  /// remove their contract from the machine code (the sass_break tests show it), yet the hardware's own
-  /// ordering hides the missing step there. --break list labels them "expected to pass on Hopper".
-  const char* passes_on_hopper_in = "";
-  const char* passes_on_hopper_why = "";
+  /// Why an H200 runs the Hopper kernel correctly with this switch, in the steps whose steps.json entry lists it
+  /// under tolerated_sm90 ("" if no step does). These switches remove their contract from the machine code (the
+  /// sass_break tests show it), yet the hardware's own ordering hides the missing step there. --break list
+  /// labels them "expected to pass on Hopper".
+  const char* hopper_why = "";
 };
 
-/// The label of a switch in a step: "expected to pass on Hopper: <why>", or "" where it should fail.
-std::string hopper_label(const BreakInfo& b, const std::string& step_name);
+/// Which kernel of a step has the switch: "sm90", "sm100" or "both" (from hg::has_break, common/kernel/gemm.hpp).
+const char* break_arch(Break id);
+
+/// The label of a switch in a step whose registry entry says which switches the H200 tolerates:
+/// "expected to pass on Hopper: <why>", or "" where it should fail.
+std::string hopper_label(const BreakInfo& b, const std::vector<Break>& tolerated_sm90);
 
 /// Every switch, in ladder order.
 const std::vector<BreakInfo>& all_breaks();
@@ -36,7 +39,9 @@ const BreakInfo& break_info(Break id);
 /// (common/harness/cli.hpp) naming the step's choices when the name is unknown or belongs to another step.
 Break resolve_break(const std::string& name, const std::vector<Break>& offered, const std::string& step_name);
 
-/// The text of --break list for a step: one line per switch with its kernel and what it does.
-std::string break_list(const std::vector<Break>& offered, const std::string& step_name);
+/// The text of --break list for a step: one line per switch with its kernel and what it does, and under each
+/// switch the H200 tolerates in that step (tolerated_sm90) the label of hopper_label.
+std::string break_list(const std::vector<Break>& offered, const std::vector<Break>& tolerated_sm90,
+                       const std::string& step_name);
 
 }  // namespace hg

@@ -105,13 +105,10 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
     return kExitUsage;
   }
   const PrepareFn prepare_fn = dev.arch == ArchChoice::kSm90 ? spec.prepare_sm90 : spec.prepare_sm100;
-  if (brk != Break::kNone) {
-    const std::string arch = break_info(brk).arch;
-    if (arch != "both" && arch != to_string(dev.arch)) {
-      std::fprintf(stderr, "%s: error: --break %s switches off a contract of the %s kernel; this GPU runs the %s "
-                   "kernel\n", spec.name, break_info(brk).name, arch.c_str(), to_string(dev.arch));
-      return kExitUsage;
-    }
+  if (brk != Break::kNone && !has_break(dev.arch == ArchChoice::kSm90 ? KernelArch::kSm90 : KernelArch::kSm100, brk)) {
+    std::fprintf(stderr, "%s: error: --break %s switches off a contract of the %s kernel; this GPU runs the %s "
+                 "kernel\n", spec.name, break_info(brk).name, break_arch(brk), to_string(dev.arch));
+    return kExitUsage;
   }
   const auto prepare = [&](const GemmArgs& g) { return prepare_fn(g, variant); };
   const Shape& s = opt.shape;
@@ -162,14 +159,17 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
       std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths).c_str());
-      std::printf("\n%s", break_list(spec.breaks, spec.name).c_str());
+      std::printf("\n%s", break_list(spec.breaks, spec.tolerated_sm90, spec.name).c_str());
       return kExitPass;
     }
     if (opt.break_name == "list") {
-      std::printf("%s", break_list(spec.breaks, spec.name).c_str());
+      std::printf("%s", break_list(spec.breaks, spec.tolerated_sm90, spec.name).c_str());
       return kExitPass;
     }
     variant.brk = resolve_break(opt.break_name, spec.breaks, spec.name);
+    if (variant.brk != Break::kNone && !spec.break_variants)
+      throw UsageError("this build of " + std::string(spec.name) + " has no --break variants: reconfigure with "
+                       "-DHG_BREAK_VARIANTS=ON (the test preset sets it) and rebuild");
     variant.pipe_depth = resolve_pipe_depth(opt.pipe_depth, spec.pipe_depths, spec.name);
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);

@@ -1,6 +1,6 @@
 // common/harness/runner.hpp: the verify binary every step shares. A step is described by a StepSpec (its name,
 // natural shape, shape rule, the prepare functions of its two kernels, its --break switches and ring depths),
-// which CMake generates from the step's entry in steps.json as stepN::spec(); the step's main.cu hands it to
+// which CMake generates from the step's entry in steps.json as stepN::spec(); the step's main() hands it to
 // run_step, which does everything else: the command line, finding a GPU, inputs, the launch, verification
 // against the reference GEMM, --save and --bench.
 #pragma once
@@ -17,11 +17,13 @@ struct StepSpec {
   const char* what_it_adds;    ///< one line for --help
   Shape natural_shape;         ///< default --m --n --k
   ShapeRule rule;              ///< shapes the step accepts
-  PrepareFn prepare_sm90;      ///< Hopper kernel
-  PrepareFn prepare_sm100;     ///< Blackwell kernel
+  PrepareFn prepare_sm90;      ///< Hopper kernel: the dispatch CMake generates from the registry entry
+  PrepareFn prepare_sm100;     ///< Blackwell kernel: the same
   std::vector<Break> breaks;   ///< the contract switches this step offers (--break)
   std::vector<int> pipe_depths = {};  ///< ring depths --pipe-depth accepts, default first; empty: no ring
   const char* label = "";             ///< a few words for the benchmark's table
+  std::vector<Break> tolerated_sm90 = {};  ///< the switches an H200 runs correctly in this step (--break list says why)
+  bool break_variants = true;  ///< whether the broken instances were compiled (CMake option HG_BREAK_VARIANTS)
 };
 
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,

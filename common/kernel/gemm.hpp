@@ -45,24 +45,48 @@ struct GemmArgs {
 /// a template on Break; a switch sits at the very line of the contract it breaks, as
 /// `if constexpr (BREAK != hg::Break::kX) <the line>` (or a constant condition inside an expression). It
 /// is added in the step that introduces the contract and carried unchanged while the contract stands. The
-/// real kernel is the instance with Break::kNone, in which every switch is compiled out.
+/// real kernel is the instance with Break::kNone, in which every switch is compiled out. The values are explicit
+/// because they appear in the kernels' mangled names, which the SASS tests read (tests/kernel_code.py). A switch's
+/// --break name is its enumerator in kebab case (kNoCtaSync: no-cta-sync); CMake relies on that.
 enum class Break : int {
   kNone = 0,
-  kNoCtaSync,          ///< step 1: no __syncthreads() between the thread copies and the MMA issue
-  kNoPhaseFlip,        ///< step 2, Blackwell: phase_mma is never flipped
-  kNoWgmmaWait,        ///< step 2, Hopper: no wgmma.wait_group before the next copy (or TMA load)
-  kSwapTileOffsets,    ///< step 3: the tile is written at the transposed tile position
-  kShortExpectTx,      ///< step 4: expect_tx announces 2 KiB fewer bytes than the two loads bring
-  kNoStoreWait,        ///< step 4: the TMA store's bulk group is not waited for
-  kNoTmaPhaseFlip,     ///< step 5: phase_tma never flips when the ring wraps
-  kResetPhasePerTile,  ///< step 6: the pipeline state is reset at every tile instead of running on
-  kNoEmptyWait,        ///< step 7: the TMA producer does not wait for a stage's "empty" barrier
-  kNoAccEmptyWait,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
-  kOneHalfBytes,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
-  kNoExitClusterSync,  ///< step 8: no cluster barrier before exit (Blackwell: before freeing TMEM)
-  kShortEmptyCount,    ///< step 9: a stage's "empty" barrier keeps step 8's count, one consumer per CTA
-  kNoPartWait,         ///< step 10: a split tile's owner reads the parts without waiting for their flags
+  kNoCtaSync = 1,           ///< step 1: no __syncthreads() between the thread copies and the MMA issue
+  kNoPhaseFlip = 2,         ///< step 2, Blackwell: phase_mma is never flipped
+  kNoWgmmaWait = 3,         ///< step 2, Hopper: no wgmma.wait_group before the next copy (or TMA load)
+  kSwapTileOffsets = 4,     ///< step 3: the tile is written at the transposed tile position
+  kShortExpectTx = 5,       ///< step 4: expect_tx announces 2 KiB fewer bytes than the two loads bring
+  kNoStoreWait = 6,         ///< step 4: the TMA store's bulk group is not waited for
+  kNoTmaPhaseFlip = 7,      ///< step 5: phase_tma never flips when the ring wraps
+  kResetPhasePerTile = 8,   ///< step 6: the pipeline state is reset at every tile instead of running on
+  kNoEmptyWait = 9,         ///< step 7: the TMA producer does not wait for a stage's "empty" barrier
+  kNoAccEmptyWait = 10,     ///< step 7, Blackwell: the MMA does not wait for the epilogue to free an accumulator
+  kOneHalfBytes = 11,       ///< step 8: a stage's barrier expects this CTA's own bytes only, not the peer's half
+  kNoExitClusterSync = 12,  ///< step 8: no cluster barrier before exit (Blackwell: before freeing TMEM)
+  kShortEmptyCount = 13,    ///< step 9: a stage's "empty" barrier keeps step 8's count, one consumer per CTA
+  kNoPartWait = 14,         ///< step 10: a split tile's owner reads the parts without waiting for their flags
 };
+
+/// The switches that only one architecture's kernel has (every other switch is in both). Declared here once:
+/// `--break list`, the verify binary's refusal of the other kernel's switch, the dispatch CMake generates from
+/// steps.json and CMake's check that a step's kernels have the switches its entry names all follow these two
+/// lists (CMakeLists.txt reads them; keep each on one line).
+inline constexpr Break kHopperOnlyBreaks[] = {Break::kNoWgmmaWait};
+inline constexpr Break kBlackwellOnlyBreaks[] = {Break::kNoPhaseFlip, Break::kNoAccEmptyWait};
+
+/// The two kernels of a step.
+enum class KernelArch { kSm90, kSm100 };
+
+/// Whether the `arch` kernel of a step has the switch `brk` (if the step offers it at all).
+constexpr bool has_break(KernelArch arch, Break brk) {
+  if (arch == KernelArch::kSm90) {
+    for (Break blackwell_only : kBlackwellOnlyBreaks)
+      if (blackwell_only == brk) return false;
+  } else {
+    for (Break hopper_only : kHopperOnlyBreaks)
+      if (hopper_only == brk) return false;
+  }
+  return true;
+}
 
 /// Which instance of a step's kernel to build.
 struct Variant {
@@ -78,9 +102,9 @@ using Launcher = std::function<void(cudaStream_t)>;
 using PrepareFn = Launcher (*)(const GemmArgs&, const Variant&);
 
 /// From a run-time --break to a template instance: calls make(std::integral_constant<Break, B>{}) for the B of
-/// BREAKS that equals `brk`, so that a kernel's prepare() lists its switches once and instantiates one kernel
-/// per switch (make reads the switch as the static member value of its argument's type). Throws for a switch
-/// the kernel does not have.
+/// BREAKS that equals `brk`, so that one kernel is instantiated per switch (make reads the switch as the static
+/// member value of its argument's type). The step's dispatch, which CMake generates from its steps.json entry,
+/// calls it with the entry's switches. Throws for a switch that is not among them.
 template <Break... BREAKS, typename Make>
 Launcher dispatch_break(Break brk, Make&& make) {
   Launcher out;

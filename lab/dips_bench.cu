@@ -1,4 +1,4 @@
-// tools/dips_bench.cu: one experiment on why steps 7 and 8 fall behind step 6 on Hopper (built as hg_dips_bench).
+// lab/dips_bench.cu: one experiment on why steps 7 and 8 fall behind step 6 on Hopper (built as hg_dips_bench).
 // On the H200, step 7 (warp specialization) and step 8 (CTA pairs) are slower than step 6 at most shapes of the
 // ladder. This tool times step 6, 7 and 8 as they are next to two launch variants of their unchanged Hopper
 // kernels, each isolating one cause, with cuBLAS, in one interleaved run (the benchmark ladder's, by the same
@@ -17,6 +17,7 @@
 // depend on them here (step 6's 128 threads fit twice in the register file even at 255 registers; step 7's 384
 // fit once), so the code is the step's and only the launch differs.
 //
+// A finished experiment: it is not part of the default build (lab/CMakeLists.txt).
 //   cmake --preset default && cmake --build build --target hg_dips_bench
 //   ./build/hg_dips_bench --out dips_out                # hgemm_bench's default shapes, burst and sustained
 //   ./build/hg_dips_bench --shape 4096x4096x4096 --iters 100 --rounds 10 --settle-ms 50
@@ -36,7 +37,7 @@
 
 #include "common/harness/bench.hpp"
 #include "common/kernel/cluster.hpp"
-// The three steps' Hopper kernels and their own prepare functions (stepN::sm90::prepare), compiled into this
+// The three steps' Hopper kernels, whose real instances (prepare_variant<depth, kNone>) are compiled into this
 // binary only (it links no step spec, so each kernel is instantiated once).
 #include "step6_persistent/hgemm_sm90.cuh"
 #include "step7_warp_specialized/hgemm_sm90.cuh"
@@ -44,7 +45,7 @@
 
 // The steps' default ring depths, from the registry (steps.json: CMakeLists.txt passes them).
 #if !defined(HG_STEP6_DEPTH) || !defined(HG_STEP7_DEPTH) || !defined(HG_STEP8_DEPTH)
-#error "build tools/dips_bench.cu with CMake (target hg_dips_bench): it passes the steps' default ring depths"
+#error "build lab/dips_bench.cu with CMake (target hg_dips_bench): it passes the steps' default ring depths"
 #endif
 
 namespace {
@@ -183,19 +184,18 @@ int run(const hg::BenchOptions& args) {
     return std::to_string(l.grid) + " CTAs (" + std::to_string(l.per_sm) + "/SM)";
   };
   auto pairs_text = [](const Launch& l) { return std::to_string(l.grid / 2) + " clusters of 2"; };
-  // The unchanged entries: the steps' own prepare functions, the real kernel at the default depth.
-  auto as_is = [](hg::PrepareFn prepare, int depth) {
-    const hg::Variant v{Break::kNone, depth};
-    return [prepare, v](const hg::GemmArgs& g) { return prepare(g, v); };
+  // The unchanged entries: the steps' own real kernels at their default depths.
+  auto as_is = [](hg::Launcher (*prepare)(const hg::GemmArgs&)) {
+    return [prepare](const hg::GemmArgs& g) { return prepare(g); };
   };
   const std::vector<hg::Contestant> variants = {
-      entry("step6", per_sm_text(l6) + ", as is", l6, as_is(k6::prepare, kStep6Depth)),
+      entry("step6", per_sm_text(l6) + ", as is", l6, as_is(k6::prepare_variant<kStep6Depth, Break::kNone>)),
       entry("step6_1cta", per_sm_text(l6one) + ", smem pad", l6one,
             [l6one](const hg::GemmArgs& g) { return prepare_step6_1cta<kStep6Depth>(g, l6one); }),
-      entry("step7", per_sm_text(l7) + ", as is", l7, as_is(k7::prepare, kStep7Depth)),
+      entry("step7", per_sm_text(l7) + ", as is", l7, as_is(k7::prepare_variant<kStep7Depth, Break::kNone>)),
       entry("step7_cluster2", pairs_text(l7pair) + ", step 7 code", l7pair,
             [l7pair](const hg::GemmArgs& g) { return prepare_step7_cluster2<kStep7Depth>(g, l7pair); }),
-      entry("step8", pairs_text(l8) + ", as is", l8, as_is(k8::prepare, kStep8Depth)),
+      entry("step8", pairs_text(l8) + ", as is", l8, as_is(k8::prepare_variant<kStep8Depth, Break::kNone>)),
   };
   const Launch launches[] = {l6, l6one, l7, l7pair, l8};
 

@@ -1,0 +1,37 @@
+# This step's tests, included by tests/CMakeLists.txt (which defines the hg_* functions) with `step` set to this
+# step's name and `prev_step` to the previous one's, so the file names neither. Step 9's kernels plus the stream-K
+# fixup: a part is published with st.release.gpu and its owner acquires it with ld.acquire.gpu
+# (common/kernel/ptx.cuh), on both architectures.
+set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}} ld.acquire.gpu st.release.gpu)
+set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} ld.acquire.gpu st.release.gpu)
+set(HG_PTX_NOT_${step} ${HG_PTX_NOT_${prev_step}})
+set(HG_SASS_${step} ${HG_SASS_${prev_step}})
+hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:${step}> --k 100)
+# Step 9's shapes, and shapes where the split lands in different places (on an H200: 66 pairs; Hopper pair tiles
+# of 256 x 256, Blackwell 512 x 256): the natural 5120 x 5120 x 2048 (400 pair tiles: 6 rounds and 4 over) and
+# 2304 x 4608 x 8192 (162: 2 rounds and 30 over), 21 K tiles (not a multiple of anything), one tile of 128 K
+# tiles split 32 ways, 15 pair tiles with M and N not multiples of the pair tile, and K = 64 (one K tile: the
+# plan falls back to whole tiles).
+hg_persistent_runs(${step})
+hg_ring_runs(${step} 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)
+hg_ring_runs(${step} one_tile_128x128x64 --m 128 --n 128 --k 64)
+hg_ring_runs(${step} half_tiles_1152x640x1344 --m 1152 --n 640 --k 1344)
+hg_ring_runs(${step} one_tile_split_256x256x8192 --m 256 --n 256 --k 8192)
+hg_step_runs(${step} 2304x4608x8192 --m 2304 --n 4608 --k 8192)
+hg_step_runs(${step} 4352x4096x1344 --m 4352 --n 4096 --k 1344)
+hg_step_runs(${step} k64_2304x4608x64 --m 2304 --n 4608 --k 64)
+hg_step_runs(${step} 16384x4096x1024 --m 16384 --n 4096 --k 1024)
+# The new contract: the same bits in every launch (parts added in K order whatever their timing), random inputs,
+# where many tiles are split.
+hg_gpu_test(${step}/same_bits_5120x5120x2048 $<TARGET_FILE:${step}> --repeat 5)
+hg_gpu_test(${step}/same_bits_one_tile_256x256x8192 $<TARGET_FILE:${step}> --repeat 5 --m 256
+            --n 256 --k 8192)
+hg_break_test(${step} no-part-wait --init int --m 256 --n 256 --k 8192)  # 32 owners' reads race their parts
+hg_break_test(${step} short-empty-count --init int)
+hg_break_test(${step} one-half-bytes --init int)
+hg_break_test(${step} no-empty-wait --init int)
+hg_break_test(${step} no-acc-empty-wait --init int)  # Blackwell only: skipped on Hopper
+hg_break_test(${step} no-store-wait --init int --m 4096 --n 4096 --k 64)
+hg_break_test(${step} no-exit-cluster-sync --init int --m 2048 --n 2048 --k 64)  # tolerated by the H200 (steps.json): must only end
+hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 576)
+hg_sanitizer_test(${step} "one_tile_split/" --init int --m 256 --n 256 --k 2048)

@@ -1,0 +1,15 @@
+# This step's tests, included by tests/CMakeLists.txt (which defines the hg_* functions) with `step` set to this
+# step's name and `prev_step` to the previous one's, so the file names neither. It changes buffering, not
+# instructions: step 4's PTX.
+set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}})
+set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}})
+hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:${step}> --k 100)
+hg_ring_runs(${step} 128x128x64 --m 128 --n 128 --k 64)     # one K tile: fewer than the stages
+hg_ring_runs(${step} 256x384x192 --m 256 --n 384 --k 192)   # an odd number of K tiles (3)
+hg_ring_runs(${step} 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)  # 5 K tiles, non-square
+hg_ring_runs(${step} 4096x2048x1024 --m 4096 --n 2048 --k 1024)
+hg_step_runs(${step} 8192x8192x8192 --m 8192 --n 8192 --k 8192)
+hg_step_runs(${step} default_seed2 --seed 2)
+hg_break_test(${step} no-tma-phase-flip --init int)
+hg_break_test(${step} no-wgmma-wait --init int)
+hg_sanitizer_ring_tests(${step} --init int --m 256 --n 384 --k 320)  # at every depth it offers

@@ -1,8 +1,0 @@
-// step9_multi_consumer: verify binary. Run with --help for the flags. What this step teaches: docs/step9_multi_consumer.md.
-// What the binary knows of the step (name, shape, switches, ring depths) is its entry in steps.json; CMake
-// compiles that entry and the step's two kernels once, as step9::spec(), for this binary and the benchmark.
-#include "common/harness/runner.hpp"
-
-namespace step9 { hg::StepSpec spec(); }
-
-int main(int argc, char** argv) { return hg::run_step(step9::spec(), argc, argv); }
