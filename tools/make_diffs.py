@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate every step's from_previous.diff: what changed in both kernels since the previous step.
 
-    tools/make_diffs.py            rewrite step*/from_previous.diff (step 2 on)
+    tools/make_diffs.py --write    rewrite step*/from_previous.diff (step 2 on); the same without arguments
     tools/make_diffs.py --check    exit 1, naming the stale files, if a committed diff is out of date
     tools/make_diffs.py --stats    table of changed lines per step and architecture: the plain unified diff
                                    of the current kernels, the diff this script writes, and the diff
@@ -199,7 +199,7 @@ def stats(root=ROOT):
 
 def main(argv=None, root=ROOT):
     argv = sys.argv[1:] if argv is None else argv
-    if argv not in ([], ["--check"], ["--stats"]):
+    if argv not in ([], ["--write"], ["--check"], ["--stats"]):
         print(__doc__)
         return 2
     if argv == ["--stats"]:
@@ -219,7 +219,8 @@ def main(argv=None, root=ROOT):
             path.write_text(want)
             print(f"wrote {path.relative_to(root)} ({want.count(chr(10))} lines)")
     if stale:
-        print("stale or missing: " + ", ".join(stale) + " - run tools/make_diffs.py and commit the result")
+        print("stale or missing: " + ", ".join(stale) + " - run cmake --build build --target regenerate "
+              "(or tools/make_diffs.py --write) and commit the result")
         return 1
     if check:
         print("every from_previous.diff is current")
