@@ -206,7 +206,7 @@ def main(argv=None, root=ROOT):
         print(stats(root))
         return 0
     check = argv == ["--check"]
-    stale = []
+    stale, wrote = [], 0
     for prev, step in step_pairs(root):
         path = root / step / "from_previous.diff"
         want = step_diff(prev, step, root)
@@ -217,12 +217,13 @@ def main(argv=None, root=ROOT):
             stale.append(str(path.relative_to(root)))
         else:
             path.write_text(want)
+            wrote += 1
             print(f"wrote {path.relative_to(root)} ({want.count(chr(10))} lines)")
     if stale:
         print("stale or missing: " + ", ".join(stale) + " - run cmake --build build --target regenerate "
               "(or tools/make_diffs.py --write) and commit the result")
         return 1
-    if check:
+    if not wrote:
         print("every from_previous.diff is current")
     return 0
 

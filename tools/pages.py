@@ -295,7 +295,7 @@ def main(argv=None, root=ROOT):
     for path, want in writes.items():
         path.write_text(want, encoding="utf-8")
         print(f"wrote {path.relative_to(root) if path.is_relative_to(root) else path}")
-    print(f"pages.py: {count} generated regions and the chart current, {len(writes)} files rewritten")
+    print(f"pages.py: {count} generated regions and the chart current, {len(writes)} file(s) rewritten")
     return 0
 
 
