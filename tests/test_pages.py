@@ -4,7 +4,7 @@
     python3 tests/test_pages.py        (CTest: pages/generator)
 
 Checks that --check names a stale region by file, line and kind and exits 1, that --write regenerates it and
-leaves the rest of the page byte-identical, that a marker in code is no region, that a begin without its end,
+leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
 an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
 line (exit 2), that the facts region holds hg_step_facts's output as printed, and that a ladder region links
 the way its page does (\\ref in docs/, a relative Markdown link in a step's README).
@@ -76,6 +76,17 @@ class PagesTest(unittest.TestCase):
         want = README.replace("a stale table\n", registry.contracts_table("markdown") + "\n")
         self.assertEqual((self.root / "README.md").read_text(), want)
         self.assertEqual(self.run_pages("--check")[0], 0)
+
+    def test_results_dir_option(self):
+        other = self.root / "run"
+        other.mkdir()
+        rc, _, err = self.run_pages("--write", "--results", str(other))
+        self.assertEqual((rc, f"no ladder.csv in {other}" in err), (2, True), err)
+        for name in ("ladder.csv", "ladder.json"):
+            shutil.copy(self.root / "docs" / "results" / name, other / name)
+        self.assertEqual(self.run_pages("--write", "--results", str(other))[0], 0)
+        self.assertTrue((other / "ladder.svg").exists())
+        self.assertFalse((self.root / "docs" / "results" / "ladder.svg").exists())
 
     def test_unterminated_marker_names_file_and_line(self):
         page = self.root / "docs" / "page.md"

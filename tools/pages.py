@@ -10,9 +10,9 @@
 before the number ties (cmake/regenerate.cmake).
 
 A region is a line holding only <!-- KIND:begin [ARGS] -->, the generated lines, and a line holding only
-<!-- KIND:end -->, outside code (the markers tools/docs_numbers.py skips). The pages are README.md,
-step*/README.md and docs/*.md; which of them hold which regions is read from their markers. The kinds
-(PRODUCERS below):
+<!-- KIND:end -->, outside code (fences, Doxygen code blocks, code spans: read as tools/docs_numbers.py reads
+them, which skips the regions' numbers). The pages are README.md, step*/README.md and docs/*.md; which of them
+hold which regions is read from their markers. The kinds (PRODUCERS below):
 
     contracts                the ladder of contracts, from steps.json (tools/registry.py)
     facts                    the steps in numbers: hg_step_facts's output as printed (tools/step_facts.cu);
@@ -259,7 +259,6 @@ def main(argv=None, root=ROOT):
     parser.add_argument("--facts-bin", type=pathlib.Path, help="the hg_step_facts binary (for facts regions)")
     parser.add_argument("--results", type=pathlib.Path, help="the benchmark's CSVs (default docs/results)")
     args = parser.parse_args(argv)
-    # resolve(): a relative DIR (tools/run_benchmark.sh passes docs/results) must compare with the root.
     results_dir = args.results.resolve() if args.results else root / "docs" / "results"
     src = Sources(results_dir, args.facts_bin)
     stale, writes, count, kinds = [], {}, 0, set()
