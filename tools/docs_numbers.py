@@ -16,8 +16,8 @@
                     checkout holding this script)
 
 FILES default to README.md, step*/README.md and docs/*.md under the root. A number is fine when it sits in a
-generated region (the lines between <!-- NAME:begin ... --> and <!-- NAME:end -->, which tools such as
-plot_results.py rewrite from the data), in code (fenced blocks, \\code ... \\endcode, inline `spans`, Doxygen
+generated region (the lines between <!-- NAME:begin ... --> and <!-- NAME:end -->, which tools/pages.py
+rewrites from the data), in code (fenced blocks, \\code ... \\endcode, inline `spans`, Doxygen
 \\snippet / \\include / \\dontinclude / \\skip / \\until / \\line lines), in an HTML comment, or when it
 carries a tie, an HTML comment right after it, readable in plain Markdown and invisible when rendered:
 

@@ -4,7 +4,7 @@
 //   cmake --preset default && cmake --build build --target hgemm_bench
 //   ./build/hgemm_bench --out docs/results      # 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
-//   tools/run_benchmark.sh does both and redraws the chart and the results tables (tools/plot_results.py).
+//   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
 //
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch), and <out>/ladder.csv
 // and <out>/ladder.json with the GPU, SM count, clocks, driver, CUDA and cuBLAS versions and the date.

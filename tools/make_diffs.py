@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate every step's from_previous.diff: what changed in both kernels since the previous step.
 
-    tools/make_diffs.py            rewrite step*/from_previous.diff (step 2 on)
+    tools/make_diffs.py --write    rewrite step*/from_previous.diff (step 2 on); the same without arguments
     tools/make_diffs.py --check    exit 1, naming the stale files, if a committed diff is out of date
     tools/make_diffs.py --stats    table of changed lines per step and architecture: the plain unified diff
                                    of the current kernels, the diff this script writes, and the diff
@@ -199,14 +199,14 @@ def stats(root=ROOT):
 
 def main(argv=None, root=ROOT):
     argv = sys.argv[1:] if argv is None else argv
-    if argv not in ([], ["--check"], ["--stats"]):
+    if argv not in ([], ["--write"], ["--check"], ["--stats"]):
         print(__doc__)
         return 2
     if argv == ["--stats"]:
         print(stats(root))
         return 0
     check = argv == ["--check"]
-    stale = []
+    stale, wrote = [], 0
     for prev, step in step_pairs(root):
         path = root / step / "from_previous.diff"
         want = step_diff(prev, step, root)
@@ -217,11 +217,13 @@ def main(argv=None, root=ROOT):
             stale.append(str(path.relative_to(root)))
         else:
             path.write_text(want)
+            wrote += 1
             print(f"wrote {path.relative_to(root)} ({want.count(chr(10))} lines)")
     if stale:
-        print("stale or missing: " + ", ".join(stale) + " - run tools/make_diffs.py and commit the result")
+        print("stale or missing: " + ", ".join(stale) + " - run cmake --build build --target regenerate "
+              "(or tools/make_diffs.py --write) and commit the result")
         return 1
-    if check:
+    if not wrote:
         print("every from_previous.diff is current")
     return 0
 

@@ -3,7 +3,7 @@
 
     tools/profile_steps.py BUILD_DIR [OUT_DIR]   run ncu on steps 3 to 9 and cuBLAS at each shape below and
                                                  write OUT_DIR/profile.csv and profile.json (default
-                                                 docs/results); tools/plot_results.py renders them
+                                                 docs/results); tools/pages.py puts them into the pages
 
 Needs a Hopper or Blackwell GPU and `ncu` (Nsight Compute) on PATH or in NCU. Each profiled launch is the
 step's first launch of its kernel (the verified one) on random inputs; for cuBLAS, its first GEMM kernel in a

@@ -1,7 +1,7 @@
 """The step registry, steps.json at the root of the repository, for the Python tools: the steps in order, the
-ones the benchmark times, their chart colours, and the ladder of contracts (`--write` regenerates it in the pages
-that show it; without arguments the registry and those pages are checked). CMake reads the same file
-(CMakeLists.txt)."""
+ones the benchmark times, their chart colours, and the ladder of contracts (tools/pages.py puts it into the
+pages' contracts regions). Run as a script, it checks the registry against the step folders (CTest
+registry/consistent). CMake reads the same file (CMakeLists.txt)."""
 import json
 import pathlib
 
@@ -49,50 +49,21 @@ def check():
     return problems
 
 
-# The ladder of contracts, written once (each entry's adds and contract) and generated into the pages that show it,
-# between these markers: README.md links each step to its folder, the Doxygen pages to its page.
-CONTRACTS_BEGIN, CONTRACTS_END = "<!-- contracts:begin -->", "<!-- contracts:end -->"
-CONTRACT_PAGES = {"README.md": "markdown", "docs/mainpage.md": "doxygen", "docs/step9_multi_consumer.md": "doxygen",
-                  "docs/step10_stream_k.md": "doxygen"}
-
-
-def contracts_table(style):
-    """The ladder of contracts as a Markdown table, step links in the page's style."""
+def contracts_table(style, to_root=""):
+    """The ladder of contracts (each entry's adds and contract) as a Markdown table: in the "doxygen" style a step
+    links to its page, in the "markdown" style to its folder's README, relative to the page (to_root: "../" from
+    a step's folder)."""
     lines = ["| step | what it adds | the contract it adds |", "|---|---|---|"]
     for i, e in enumerate(entries()):
         name = e["name"]
-        link = f"[{name}]({name}/README.md)" if style == "markdown" else f'{i + 1}. \\ref {name} "{name}"'
+        link = f"[{name}]({to_root}{name}/README.md)" if style == "markdown" else f'{i + 1}. \\ref {name} "{name}"'
         lines.append(f"| {link} | {e['adds']} | {e['contract']} |")
     return "\n".join(lines)
 
 
-def contract_pages():
-    """{path: the page with its contracts region regenerated} for every page that has the markers."""
-    out = {}
-    for rel, style in CONTRACT_PAGES.items():
-        path = ROOT / rel
-        text = path.read_text()
-        if CONTRACTS_BEGIN not in text:
-            continue
-        head, rest = text.split(CONTRACTS_BEGIN, 1)
-        if CONTRACTS_END not in rest:
-            raise SystemExit(f"{rel}: {CONTRACTS_BEGIN} without {CONTRACTS_END}")
-        tail = rest.split(CONTRACTS_END, 1)[1]
-        out[path] = f"{head}{CONTRACTS_BEGIN}\n{contracts_table(style)}\n{CONTRACTS_END}{tail}"
-    return out
-
-
 if __name__ == "__main__":
     import sys
-    write = "--write" in sys.argv[1:]
     found = check()
-    for path, want in contract_pages().items():
-        if path.read_text() != want:
-            if write:
-                path.write_text(want)
-                print(f"wrote the ladder of contracts into {path.relative_to(ROOT)}")
-            else:
-                found.append(f"the ladder of contracts in {path.relative_to(ROOT)} is out of date: run tools/registry.py --write")
     for p in found:
         print(f"steps.json: {p}")
     if not found:

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The benchmark ladder in one command: build the benchmark, run steps 3 to 9 and cuBLAS on the GPU it
 # finds (4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024; each step verified before it is timed),
-# then redraw the chart and the results tables of README.md and docs/mainpage.md from the run.
+# then redraw the chart and the pages' tables from the run (tools/pages.py; hg_step_facts is built for its
+# facts tables). `cmake --build build --target regenerate` then refreshes the numbers the prose ties to the run.
 #   tools/run_benchmark.sh [OUT_DIR (default docs/results)] [hgemm_bench options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/results}; shift || true
 cmake --preset default >/dev/null
-cmake --build build --target hgemm_bench -j "$(nproc)"
+cmake --build build --target hgemm_bench hg_step_facts -j "$(nproc)"
 ./build/hgemm_bench --out "$out" "$@"
-python3 tools/plot_results.py "$out"
+python3 tools/pages.py --write --results "$out" --facts-bin build/hg_step_facts

@@ -3,9 +3,11 @@
 // CTA (sizeof its Smem struct plus the alignment slack, at every depth) and per ring stage, TMEM columns.
 //
 //   cmake --build build --target hg_step_facts
-//   ./build/hg_step_facts                      # the table, as Markdown
-//   ./build/hg_step_facts --write README.md    # regenerate the <!-- facts:begin --> region of README.md
-//   ./build/hg_step_facts --check README.md    # exit 1 when that region is out of date (a CPU test)
+//   ./build/hg_step_facts        # prints the body of the pages' facts region, as tools/pages.py splices it
+//
+// The output: a caption paragraph, a blank line, then one Markdown table with a row per step (a line each,
+// ending in a newline). tools/pages.py runs this binary (--facts-bin) and puts its output, as printed, between
+// <!-- facts:begin --> and <!-- facts:end --> of every page that has them (its --check compares them).
 //
 // The list of steps comes from the registry: CMakeLists.txt generates steps/facts.inc from steps.json, one
 // entry per step and architecture, written from its kernel's constants. Host code only: the kernels' bodies compile
@@ -13,7 +15,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -101,53 +102,17 @@ std::string table() {
   return out.str();
 }
 
-const char* kBegin = "<!-- facts:begin -->";
-const char* kEnd = "<!-- facts:end -->";
-
-/// The page with its facts region regenerated; "" when it has no region.
-std::string regenerated(const std::string& page) {
-  const size_t b = page.find(kBegin), e = page.find(kEnd);
-  if (b == std::string::npos || e == std::string::npos || e < b) return "";
-  return page.substr(0, b) + kBegin + "\n" + table() + kEnd + page.substr(e + std::string(kEnd).size());
-}
-
 }  // namespace
 
 // std::vector<Facts> all_facts(): one entry per step and architecture, generated from the registry.
 #include "steps/facts.inc"
 
-int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode.empty()) {
-    std::fputs(table().c_str(), stdout);
-    return 0;
-  }
-  if ((mode != "--write" && mode != "--check") || argc != 3) {
-    std::fprintf(stderr, "usage: hg_step_facts [--write PAGE | --check PAGE]\n");
+int main(int argc, char**) {
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: hg_step_facts (no arguments: prints the facts table; tools/pages.py puts it into "
+                         "the pages)\n");
     return 2;
   }
-  std::ifstream in(argv[2]);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!in) {
-    std::fprintf(stderr, "hg_step_facts: cannot read %s\n", argv[2]);
-    return 2;
-  }
-  const std::string want = regenerated(buf.str());
-  if (want.empty()) {
-    std::fprintf(stderr, "hg_step_facts: %s has no %s ... %s region\n", argv[2], kBegin, kEnd);
-    return 2;
-  }
-  if (mode == "--check") {
-    if (want == buf.str()) {
-      std::printf("hg_step_facts: the facts table of %s matches the kernels\n", argv[2]);
-      return 0;
-    }
-    std::printf("hg_step_facts: the facts table of %s is out of date: run hg_step_facts --write %s\n", argv[2],
-                argv[2]);
-    return 1;
-  }
-  std::ofstream(argv[2]) << want;
-  std::printf("hg_step_facts: wrote the facts table of %s\n", argv[2]);
+  std::fputs(table().c_str(), stdout);
   return 0;
 }
