@@ -7,7 +7,7 @@
         rewrite those (everything outside the regions stays byte-identical)
 
 `cmake --build build --target regenerate` runs --write with hg_step_facts built, after the step diffs and
-before the number ties (cmake/regenerate.cmake).
+before the number ties (tools/cmake/regenerate.cmake).
 
 A region is a line holding only <!-- KIND:begin [ARGS] -->, the generated lines, and a line holding only
 <!-- KIND:end -->, outside code (fences, Doxygen code blocks, code spans: read as tools/docs_numbers.py reads
