@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A steps.json entry that asks for what a step cannot give fails the build and names the entry.
+
+Each case copies the checkout's tracked files into a scratch folder, plants one fault, configures it (no tests, no
+break variants, Ninja) and, where the fault shows only when compiling, builds the one object that shows it:
+  - a switch the step's kernel header never tests      -> configure fails naming the entry and the header;
+  - a step in the registry without its lesson page       -> configure fails naming docs/<step>.md;
+  - a ring depth whose shared memory does not fit         -> the generated dispatch's static_assert names the
+                                                            entry and the depth (compiling that one TU).
+The unplanted copy configures, so each failure is the planted fault's.
+
+usage: test_registry_errors.py SOURCE_DIR CMAKE NVCC
+"""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+STEP = "step10_stream_k"
+
+
+def copy_checkout(src, dst):
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=src, capture_output=True, check=True).stdout
+    for rel in files.decode().split("\0"):
+        if not rel or not (src / rel).is_file():
+            continue
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / rel, dst / rel)
+
+
+def edit_entry(tree, **changes):
+    path = tree / "steps.json"
+    registry = json.loads(path.read_text())
+    entry = next(e for e in registry["steps"] if e["name"] == STEP)
+    entry.update(changes)
+    path.write_text(json.dumps(registry, indent=1))
+
+
+def configure(tree, cmake, nvcc):
+    return subprocess.run([cmake, "-S", str(tree), "-B", str(tree / "build"), "-G", "Ninja",
+                           f"-DCMAKE_CUDA_COMPILER={nvcc}", "-DHG_BUILD_TESTS=OFF", "-DHG_BREAK_VARIANTS=OFF",
+                           "-DCMAKE_CUDA_ARCHITECTURES=90a-real;100a-real"],
+                          capture_output=True, text=True)
+
+
+def expect(result, *needles, what):
+    text = " ".join((result.stdout + result.stderr).split())  # CMake wraps long messages
+    missing = [n for n in needles if n not in text]
+    if result.returncode == 0 or missing:
+        print(f"FAIL: {what}: exit {result.returncode}, missing {missing}\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
+        return False
+    print(f"ok: {what}")
+    return True
+
+
+def main():
+    src, cmake, nvcc = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="hg_registry_") as tmp:
+        base = pathlib.Path(tmp) / "base"
+        copy_checkout(src, base)
+
+        def fresh(name):
+            tree = pathlib.Path(tmp) / name
+            shutil.copytree(base, tree)
+            return tree
+
+        clean = configure(fresh("clean"), cmake, nvcc)
+        if clean.returncode != 0:
+            print(f"FAIL: the unplanted copy does not configure:\n{clean.stdout[-3000:]}{clean.stderr[-3000:]}")
+            return 1
+        print("ok: the unplanted copy configures")
+
+        tree = fresh("switch")
+        registry = json.loads((tree / "steps.json").read_text())
+        entry = next(e for e in registry["steps"] if e["name"] == STEP)
+        edit_entry(tree, breaks=entry["breaks"] + ["kNoCtaSync"])  # step 1's switch: no later kernel tests it
+        ok &= expect(configure(tree, cmake, nvcc), f"steps.json: {STEP}'s breaks name kNoCtaSync",
+                     f"{STEP}/hgemm_sm90.cuh never tests hg::Break::kNoCtaSync", what="a switch the kernel lacks")
+
+        tree = fresh("page")
+        (tree / "docs" / f"{STEP}.md").unlink()
+        ok &= expect(configure(tree, cmake, nvcc), f"docs/{STEP}.md does not exist", what="a step without its page")
+
+        tree = fresh("depth")
+        edit_entry(tree, depths=entry["depths"] + [5])
+        configured = configure(tree, cmake, nvcc)
+        if configured.returncode != 0:
+            print(f"FAIL: depth 5 should configure and fail to compile:\n{configured.stderr[-3000:]}")
+            return 1
+        obj = f"CMakeFiles/{STEP}_spec.dir/steps/{STEP}/sm90.cu.o"
+        built = subprocess.run([cmake, "--build", str(tree / "build"), "--target", obj], capture_output=True, text=True)
+        ok &= expect(built, f"steps.json: {STEP} offers --pipe-depth 5", "exceeds the 227 KiB a CTA may use",
+                     what="a depth whose shared memory does not fit")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
