@@ -157,7 +157,8 @@ int run(const hg::BenchOptions& args) {
     return 77;
   }
   if (dev.arch != hg::ArchChoice::kSm90)
-    throw hg::UsageError(std::string("a Hopper-only experiment (steps 6 to 8's sm_90a kernels); GPU '") +
+    throw hg::UsageError(std::string("a Hopper-only experiment (the sm_90a kernels of step6_persistent, "
+                                     "step7_warp_specialized and step8_cluster); GPU '") +
                          dev.prop.name + "' runs the sm_100a kernels (hgemm_bench times those)");
   hg::prepare_bench_run(args);
 

@@ -10,11 +10,11 @@
 //             a Blackwell GPU (docs/blackwell_checks.md).
 //
 // This kernel does, in order:
-//   1. CTAs run in pairs as in step 8, now with three warpgroups; warp 0 of each allocates all 512 TMEM
-//      columns with cta_group::2: consumer c's accumulator is columns 256c..256c+255. Each pair is a WORKER
-//      of the stream-K plan (common/kernel/stream_k.hpp): first its even share of the (tile, K tile)
-//      iterations of the stream-K tiles, cut at tile boundaries into units of K tiles [k0, k1) of one
-//      tile, then whole tiles round-robin as in step 9;
+//   1. CTAs run in pairs of three warpgroups each, two epilogues and the issuing warps; warp 0 of each
+//      allocates all 512 TMEM columns with cta_group::2: consumer c's accumulator is columns 256c..256c+255.
+//      Each pair is a WORKER of the stream-K plan (common/kernel/stream_k.hpp): first its even share of the
+//      (tile, K tile) iterations of the stream-K tiles, cut at tile boundaries into units of K tiles [k0, k1)
+//      of one tile, then whole tiles round-robin as in step 9;
 //   2. the pair computes a 512 x 256 tile: TWO consumers, each step 8's 256 x 256 pair MMA. A stage holds two
 //      A blocks (consumer 0's rows and consumer 1's, 128 of each per CTA) and ONE B block (this CTA's 128 rows
 //      of the pair's 256): both consumers' MMAs read the same B, so each loaded B byte feeds twice the FLOPs;
@@ -59,14 +59,15 @@ namespace step10::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one consumer's outputs per CTA: 128 x 256
+constexpr int kGroupRows = 2;                        // L2 groups of 2 pair-tile rows: 8 tile rows
 constexpr int kConsumers = 2;                        // consumer c: its own A rows, the shared B, TMEM 256c..
 constexpr int MMA_M = 2 * BLK_M;                     // one consumer's pair tile: 256 x 256 (step 8's)
 constexpr int CLUSTER_TILE_M = kConsumers * MMA_M;   // the pair's tile: 512 x 256
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
-constexpr int kMmaWarp = 8, kProducerWarp = 11;      // in warpgroup 2: warpgroups 0 and 1 are the epilogues
-__device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the issuing warps: 384 threads
+constexpr int kMmaWarp = kConsumers * 4, kProducerWarp = kMmaWarp + 3;  // warps 0 and 3 of warpgroup 2
+__device__ constexpr uint32_t kEpilogueThreads = hg::kWarpgroupThreads;  // warpgroup c: thread t reads TMEM lane t
 constexpr int kAccs = kConsumers;                      // TMEM accumulators: MMA c fills c, epilogue c drains it
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
@@ -76,7 +77,8 @@ constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0
 constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
 constexpr int kDBoxCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one 128-row A block or B part: 16 KiB
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one consumer's A block: 128 rows, 16 KiB
+constexpr int kBTileBytes = B_ROWS * BLK_K * 2;             // this CTA's half of the pair's B tile: 16 KiB
 constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -92,20 +94,20 @@ struct Smem {
   uint64_t acc_empty_bar[kAccs];                // epilogues c of both CTAs -> MMA c: accumulator c has been read
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
   uint64_t empty_bar[PIPE_DEPTH];               // MMAs -> TMA: both consumers' MMAs have read stage s
-  alignas(1024) uint8_t A[PIPE_DEPTH][kConsumers][kTileBytes];  // A blocks [stage][c][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];              // B part [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t D[kConsumers][kDBoxBytes];              // D boxes [c][128 rows][64 cols] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kConsumers][kATileBytes];  // A blocks [stage][c][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];              // B part [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][kDBoxBytes];               // D boxes [c][128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
 constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part) x 16 KiB.
-__device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers + 1) * kTileBytes;  // 98304
+__device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers * kATileBytes + kBTileBytes);  // 98304
 // The workspace (global memory): one slot per worker, a part of one split tile, fp32 in TMEM's order: slot
 // [worker][rank][consumer][q = 0..63][thread 0..127] of float4, columns 4q..4q+3 of that thread's row (its TMEM
 // lane), so a warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its
 // first unit: common/kernel/stream_k.hpp says why), so its slot is never reused within a launch.
 constexpr int kAccQuads = BLK_N / 4;                                      // float4 per epilogue thread
-constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * 128;              // per worker: 2 CTAs: 512 KiB
+constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  // per worker: 2 CTAs: 512 KiB
 // One flag per (worker, rank, consumer): the epilogue that wrote the part signals it, and only the same
 // epilogue of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
@@ -113,6 +115,14 @@ constexpr int kFlagsPerWorker = 2 * kConsumers;
 // round joins the left-over tiles in the stream-K region, no share is shorter than 4 K tiles, and the split is
 // taken only where it shortens the longest worker by at least 10%.
 constexpr int kSkRounds = 1, kMinShare = 4, kMinSavingPct = 10;
+// The pair tiles of an M x N problem (M, N multiples of 128), rows and columns rounded up: the kernel walks them,
+// and the host plans the stream-K split over them.
+struct PairTiles {
+  int m, n;
+};
+__host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
+  return {hg::ceil_div(m / BLK_M, CLUSTER_TILE_M / BLK_M), hg::ceil_div(n / B_ROWS, BLK_N / B_ROWS)};
+}
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 48 KiB of shared memory.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -131,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  const int wg_id = threadIdx.x / 128;  // 0 and 1: epilogue of consumer wg_id; 2: producer and MMA warps
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // 0, 1: epilogue of consumer wg_id; 2: producer and MMA warps
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
   const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs; its index is the worker's
   // [tile]
@@ -140,8 +150,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // of CTA r computes rows 512m + 256c + 128r .. +127 of each unit's tile. M and N need only be multiples of 128:
   // rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds elements) and the outputs there are never
   // written (TMA clips).
-  const int K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M / BLK_M + 3) / 4, N_PAIR_TILES = (N / B_ROWS + 1) / 2;  // rounded up
+  const int k_tiles = K / BLK_K;
+  const PairTiles tiles = pair_tiles(M, N);
   // [tile]
 
   // [setup]
@@ -179,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       uint32_t ring_pos = 0;
       for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // every role walks the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
-        const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_PAIR_TILES, /*group=*/2);
+        const hg::TileCoord tile = hg::grouped_tile(unit.tile, tiles.m, tiles.n, kGroupRows);
         const int tile_m0 = tile.m * CLUSTER_TILE_M + int(rank) * BLK_M;  // consumer 0's rows here
         const int tile_n0 = tile.n * BLK_N;                                // the pair's 256 columns
         for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
@@ -231,8 +241,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         // i counts the unit's K tiles from 0; which K tiles they are matters to the producer only.
         const hg::WorkUnit unit = walk.current();
-        const int UNIT_K_TILES = unit.k1 - unit.k0;
-        for (int i = 0; i < UNIT_K_TILES; ++i, ++ring_pos) {
+        const int unit_k_tiles = unit.k1 - unit.k0;
+        for (int i = 0; i < unit_k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
@@ -258,16 +268,17 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int ep_warp = warp_id % 4;            // TMEM lanes 32 * ep_warp .. +31 belong to this warp
     const int row = ep_warp * 32 + lane_id;     // thread t owns row t of this CTA's 128 rows
     uint8_t* Ds = smem.D[c];                    // [128][64] fp16: this epilogue's own box
-    const bool storer = tid % 128 == 0;         // thread 0 of the warpgroup issues its stores
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this epilogue warpgroup
     uint32_t unit_no = 0;
     // This epilogue's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
     auto part_of = [&](int worker) {
-      return workspace + size_t(worker) * kSlotQuads + (int(rank) * kConsumers + c) * (kAccQuads * 128);
+      return workspace + size_t(worker) * kSlotQuads +
+             (int(rank) * kConsumers + c) * (kAccQuads * hg::kWarpgroupThreads);
     };
     auto flag_of = [&](int worker) { return uint32_t(worker * kFlagsPerWorker + int(rank) * kConsumers + c); };
     for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next(), ++unit_no) {
       const hg::WorkUnit unit = walk.current();
-      const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_PAIR_TILES, /*group=*/2);
+      const hg::TileCoord tile = hg::grouped_tile(unit.tile, tiles.m, tiles.n, kGroupRows);
       const int tile_m0 = tile.m * CLUSTER_TILE_M + c * MMA_M + int(rank) * BLK_M;  // its 128 rows
       const int tile_n0 = tile.n * BLK_N;
       // [epilogue]
@@ -285,7 +296,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::tcgen05_wait_ld();
 #pragma unroll
           for (int j = 0; j < kDBoxCols; j += 4)  // .cg (PTX ISA "Cache Operators"): to L2, where the owner reads
-            __stcg(&part[(chunk * kDBoxCols + j) / 4 * 128 + row],
+            __stcg(&part[(chunk * kDBoxCols + j) / 4 * hg::kWarpgroupThreads + row],
                    make_float4(__uint_as_float(acc_regs[j]), __uint_as_float(acc_regs[j + 1]),
                                __uint_as_float(acc_regs[j + 2]), __uint_as_float(acc_regs[j + 3])));
         }
@@ -295,14 +306,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Release at GPU scope (PTX ISA "Memory Consistency Model"): the stores above, ours and (cumulatively,
         // through the barrier) the warpgroup's, are visible to whoever acquires this flag. The epoch marks this
         // launch's part.
-        if (storer) ptx::st_release_gpu(&flags[flag_of(cluster_id)], epoch);
+        if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(cluster_id)], epoch);
         continue;  // the owner writes the tile
       }
-      const bool owner = unit.k1 < K_TILES;  // the owner of a split tile: it adds the parts of the workers after it
+      const bool owner = unit.k1 < k_tiles;  // the owner of a split tile: it adds the parts of the workers after it
       if (owner) {
         // One thread acquires every part's flag (and spins), then the warpgroup's barrier passes the acquire on.
         for (int w = cluster_id + 1; w <= plan.last_holder(unit.tile); ++w)
-          if (storer && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
+          if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody reads a part before its flag
       }
       // [fixup]
@@ -318,17 +329,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         // An owner adds the parts to its own sum in K order (w increasing), so the bits do not depend on timing.
         for (int w = cluster_id + 1; owner && w <= plan.last_holder(unit.tile); ++w) {
-          const float4* part = part_of(w) + chunk * (kDBoxCols / 4) * 128;
+          const float4* part = part_of(w) + chunk * (kDBoxCols / 4) * hg::kWarpgroupThreads;
 #pragma unroll
           for (int j = 0; j < kDBoxCols; j += 4) {
-            const float4 p = __ldcg(&part[j / 4 * 128 + row]);  // L2: the part was written by another SM
+            const float4 p = __ldcg(&part[j / 4 * hg::kWarpgroupThreads + row]);  // L2: written by another SM
             const float v[4] = {p.x, p.y, p.z, p.w};
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc_regs[j + e] = __float_as_uint(__uint_as_float(acc_regs[j + e]) + v[e]);
           }
         }
         // The previous chunk's store must have finished reading the box before it is overwritten.
-        if (storer && BREAK != hg::Break::kNoStoreWait)
+        if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait)
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
 #pragma unroll
@@ -342,7 +353,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
-        if (storer) {
+        if (wg_tid == 0) {
           const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
           ptx::cp_async_bulk_commit_group();
@@ -350,7 +361,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // [epilogue]
     }
-    if (storer && BREAK != hg::Break::kNoStoreWait)
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait)
       ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last store
   }
   // [roles]
@@ -390,9 +401,10 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   // The grid never exceeds the pairs that fit at once: an owner spins on a part's flag, and the worker that writes
   // the part must be running, not queued behind the spinning CTAs.
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
-  const int tiles = (g.m / BLK_M + 3) / 4 * ((g.n / B_ROWS + 1) / 2);  // the kernel's M_PAIR_TILES x N_PAIR_TILES
-  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, hg::stream_k_min_share(kMinShare),
-                                                 hg::stream_k_rounds(kSkRounds), hg::stream_k_min_saving(kMinSavingPct));
+  const PairTiles tiles = pair_tiles(g.m, g.n);
+  const hg::StreamKPlan plan =
+      hg::plan_stream_k(tiles.m * tiles.n, g.k / BLK_K, pairs, hg::stream_k_min_share(kMinShare),
+                        hg::stream_k_rounds(kSkRounds), hg::stream_k_min_saving(kMinSavingPct));
   // The break's owner reads the parts without their flags: a workspace filled with NaN before each launch shows
   // every part read before it was written.
   auto buffers = std::make_shared<hg::StreamKBuffers>(size_t(pairs) * kSlotQuads * sizeof(float4),

@@ -8,17 +8,17 @@
 //             The lesson of this step is told once, in docs/step10_stream_k.md.
 //
 // This kernel does, in order:
-//   1. CTAs run in clusters of two along M, as in step 8, but each CTA's tile is now 128 x 256: the pair
-//      computes 256 x 256 outputs, and the two tiles read the same 256 rows of B. Thread 0 of each CTA
-//      initialises its barriers, and a cluster barrier publishes them to the peer. Each pair is a WORKER
-//      of the stream-K plan (common/kernel/stream_k.hpp): first its even share of the (tile, K tile)
-//      iterations of the stream-K tiles, cut at tile boundaries into units of K tiles [k0, k1) of one
-//      tile, then whole tiles round-robin as in step 9;
+//   1. CTAs run in clusters of two along M, each CTA's tile 128 x 256: the pair computes 256 x 256 outputs,
+//      and the two tiles read the same 256 rows of B. Thread 0 of each CTA initialises its barriers, and a
+//      cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
+//      (common/kernel/stream_k.hpp): first its even share of the (tile, K tile) iterations of the stream-K
+//      tiles, cut at tile boundaries into units of K tiles [k0, k1) of one tile, then whole tiles round-robin
+//      as in step 9;
 //   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (128 rows),
 //      multicast into both CTAs: a stage is 48 KiB, 16 KiB of which the peer sends;
-//   3. BOTH consumer warpgroups work on every tile (step 7 and 8 gave them alternate tiles): consumer c
-//      computes rows 64c..64c+63 x all 256 columns with wgmma m64n256k16, so both read the stage's B tile
-//      and each its half of A. A stage is free once both consumers of both CTAs have read it (4 arrivals);
+//   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all 256 columns
+//      with wgmma m64n256k16, so both read the stage's B tile and each its half of A. A stage is free once
+//      both consumers of both CTAs have read it (4 arrivals);
 //   4. a unit that starts after K tile 0 is a PART of a split tile: each consumer stores its fp32
 //      accumulator to this worker's workspace slot and publishes it with a release store to its flag; the
 //      unit that starts at K tile 0 (the tile's OWNER) waits for the flags of the workers holding the rest,
@@ -58,9 +58,11 @@ namespace step10::sm90 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA tile: 128 x 256 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 pair rows: 16 tile rows
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n256k16: 64 rows, 16 of K per instruction
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 128
 constexpr int kConsumers = 2;                        // consumer c computes rows 64c..64c+63 of every tile
-constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
 // Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
 // accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
@@ -99,8 +101,8 @@ constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align
 // order: slot [worker][rank][consumer][q = 0..31][thread 0..127] of float4, acc[4q..4q+3] of that thread, so a
 // warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its first unit:
 // common/kernel/stream_k.hpp says why), so its slot is never reused within a launch.
-constexpr int kAccQuads = 128 / 4;                                        // float4 per consumer thread
-constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * 128;              // per worker: 2 CTAs: 256 KiB
+constexpr int kAccQuads = kAccFloats / 4;                                 // float4 per consumer thread
+constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  // per worker: 2 CTAs: 256 KiB
 // One flag per (worker, rank, consumer): the consumer that wrote the part signals it, and only the same consumer
 // of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
   const uint32_t peer = rank ^ 1;
   const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs; its index is the worker's
@@ -141,8 +143,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // D[tile_m0..+127][tile_n0..+255] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half. M and
   // N need only be multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows)
   // and outputs there are never written (TMA clips the store).
-  const int M_TILES = M / BLK_M, K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M_TILES + 1) / 2, N_TILES = (N + BLK_N - 1) / BLK_N;  // rounded up
+  const int m_tiles = M / BLK_M, k_tiles = K / BLK_K;
+  const int n_tiles = hg::ceil_div(N, BLK_N);  // rounded up
+  // The pair rows, hg::ceil_div(m_tiles, 2), are counted in each role: held from here across setmaxnreg, the
+  // count was spilled to local memory (ptxas).
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -169,7 +173,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       uint32_t ring_pos = 0;
       for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // both CTAs walk the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
-        const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_TILES, /*group=*/8);
+        const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
         tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
         tile_n0 = tile.n * BLK_N;
         for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
@@ -200,15 +204,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
     // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
     uint32_t ring_pos = 0;
-    float acc[128];
+    float acc[kAccFloats];
     // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
     // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
-    __half2 pending[64];
+    __half2 pending[kAccFloats / 2];
     int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
@@ -219,7 +223,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // This consumer's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
     auto part_of = [&](int worker) {
-      return workspace + size_t(worker) * kSlotQuads + (int(rank) * kConsumers + consumer) * (kAccQuads * 128);
+      return workspace + size_t(worker) * kSlotQuads +
+             (int(rank) * kConsumers + consumer) * (kAccQuads * hg::kWarpgroupThreads);
     };
     auto flag_of = [&](int worker) { return uint32_t(worker * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
     // [epilogue]
@@ -232,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes it before that
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody writes the box before that
 #pragma unroll
       for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
         const int j = chunk * (kDBoxCols / 8) + jj;
@@ -241,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = pending[2 * j + 1];
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole box is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
       if (wg_tid == 0) {
         const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // columns first
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
@@ -252,21 +257,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // the producer's units, in order
       const hg::WorkUnit unit = walk.current();
-      const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_TILES, /*group=*/8);
+      const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
       tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
       tile_n0 = tile.n * BLK_N;
 
       // [kloop]
       // --- K-loop over the unit's K tiles: wait "full", issue 4 wgmma, release the stage the previous group read
       // (i counts the unit's K tiles from 0; which K tiles they are matters to the producer only).
-      const int UNIT_K_TILES = unit.k1 - unit.k0;
-      for (int i = 0; i < UNIT_K_TILES; ++i, ++ring_pos) {
+      const int unit_k_tiles = unit.k1 - unit.k0;
+      for (int i = 0; i < unit_k_tiles; ++i, ++ring_pos) {
         const int stage = ring_pos % PIPE_DEPTH;
         const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
         // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
-        const uint64_t a_rows = a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * 128) >> 4);
+        const uint64_t a_rows =
+            a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
         const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
 #pragma unroll
         for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
@@ -288,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // A unit shorter than 4 K tiles leaves chunks of the previous tile: write them now.
 #pragma unroll
       for (int c = 0; c < BLK_N / kDBoxCols; ++c)
-        if (c >= UNIT_K_TILES && pending_m >= 0) write_chunk(c);
+        if (c >= unit_k_tiles && pending_m >= 0) write_chunk(c);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       // [kloop]
@@ -299,23 +305,24 @@ __global__ void __launch_bounds__(kThreads, 1)
         float4* part = part_of(cluster_id);
 #pragma unroll
         for (int q = 0; q < kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
-          __stcg(&part[q * 128 + wg_tid], make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-        ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // all 128 threads' stores precede the release
+          __stcg(&part[q * hg::kWarpgroupThreads + wg_tid],
+                 make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+        ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // all stores precede the release
         // Release at GPU scope: the stores above, ours and (cumulatively, through the barrier) the warpgroup's,
         // are visible to whoever acquires this flag. The epoch marks this launch's part.
         if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(cluster_id)], epoch);
         continue;  // the owner writes the tile
       }
-      if (unit.k1 < K_TILES) {
+      if (unit.k1 < k_tiles) {
         // --- The owner of a split tile: add the parts of the workers after it, in K order -------------------
         for (int w = cluster_id + 1; w <= plan.last_holder(unit.tile); ++w) {
           // One thread acquires the flag (and spins), then the warpgroup's barrier passes the acquire on.
           if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
-          ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody reads the part before its flag
+          ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody reads before the flag
           const float4* part = part_of(w);
 #pragma unroll
           for (int q = 0; q < kAccQuads; ++q) {
-            const float4 p = __ldcg(&part[q * 128 + wg_tid]);  // L2: the part was written by another SM
+            const float4 p = __ldcg(&part[q * hg::kWarpgroupThreads + wg_tid]);  // L2: written by another SM
             acc[4 * q] += p.x, acc[4 * q + 1] += p.y, acc[4 * q + 2] += p.z, acc[4 * q + 3] += p.w;
           }
         }
@@ -325,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [convert]
       // Convert to fp16 now, so that the next unit's wgmma may overwrite acc while `pending` is written.
 #pragma unroll
-      for (int j = 0; j < 64; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
+      for (int j = 0; j < kAccFloats / 2; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
       pending_m = tile_m0;
       pending_n = tile_n0;
       // [convert]
@@ -370,7 +377,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   // The grid never exceeds the pairs that fit at once: an owner spins on a part's flag, and the worker that writes
   // the part must be running, not queued behind the spinning CTAs.
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
-  const int tiles = (g.m / BLK_M + 1) / 2 * ((g.n + BLK_N - 1) / BLK_N);
+  const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, hg::stream_k_min_share(kMinShare),
                                                  hg::stream_k_rounds(kSkRounds), hg::stream_k_min_saving(kMinSavingPct));
   // The break's owner reads the parts without their flags: a workspace filled with NaN before each launch shows

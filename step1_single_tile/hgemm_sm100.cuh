@@ -1,7 +1,7 @@
 // ======================================================================================================
 // Step 1 - single tile, Blackwell (sm_100a)                          step1_single_tile/hgemm_sm100.cuh
 //
-// The series: the ladder in README.md, one contract per step, starts here; from step 2 on, each step's
+// The series: the ladder in README.md, one contract per step, starts here; each later step's
 //             from_previous.diff shows what it changes.
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
@@ -43,11 +43,11 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
 // per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
 // then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
-__device__ constexpr uint32_t kTmemCols = 128;
+__device__ constexpr uint32_t kTmemCols = BLK_N;
 
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is

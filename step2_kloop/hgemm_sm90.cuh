@@ -37,7 +37,8 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
-constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 64
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup issues every wgmma
 
 // Shared memory, from the 1024-aligned base: each tile on a 1024-byte boundary, as the 128B swizzle requires. A
 // tile is bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not
@@ -64,15 +65,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
   // --- Accumulator and operand descriptors (no TMEM, no barrier to set up on Hopper) --------------------
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
-  float acc[BLK_M / WGMMA_M][64];
+  float acc[BLK_M / WGMMA_M][kAccFloats];
   const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
   const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
   // [setup]
 
   // [kloop]
   // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
-  const int K_TILES = K / BLK_K;
-  for (int i = 0; i < K_TILES; ++i) {
+  const int k_tiles = K / BLK_K;
+  for (int i = 0; i < k_tiles; ++i) {
     // [kloop]
     // [load]
     // --- Load: all 128 threads copy K tile i of A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
-      const uint64_t a_half = a_desc + (uint64_t(h * WGMMA_M * 128) >> 4);
+      const uint64_t a_half = a_desc + (uint64_t(h * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
       for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
         // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later

@@ -44,11 +44,11 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
 // per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
 // then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
-__device__ constexpr uint32_t kTmemCols = 128;
+__device__ constexpr uint32_t kTmemCols = BLK_N;
 
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -99,8 +99,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [kloop]
   // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same TMEM accumulator ----------
-  const int K_TILES = K / BLK_K;
-  for (int i = 0; i < K_TILES; ++i) {
+  const int k_tiles = K / BLK_K;
+  for (int i = 0; i < k_tiles; ++i) {
     // [kloop]
     // [load]
     // --- Load: all 128 threads copy K tile i of A and B (GMEM -> SMEM), 16-byte vectors, 128B swizzle -----

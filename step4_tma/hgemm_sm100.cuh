@@ -47,11 +47,11 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
 // per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
 // then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
-__device__ constexpr uint32_t kTmemCols = 128;
+__device__ constexpr uint32_t kTmemCols = BLK_N;
 
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
@@ -126,9 +126,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Only the warp that issues waits on tma_bar and mma_bar. A warp that waited on every phase with no CTA
   // barrier in the loop could stall through a whole iteration, find the same parity again, and fall two
   // phases behind: try_wait.parity tells the current phase only from the one before it.
-  const int K_TILES = K / BLK_K;
+  const int k_tiles = K / BLK_K;
   if (warp_id == 0) {
-    for (int i = 0; i < K_TILES; ++i) {
+    for (int i = 0; i < k_tiles; ++i) {
       // [kloop]
       // [load]
       // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------

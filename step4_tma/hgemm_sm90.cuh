@@ -41,7 +41,8 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
-constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 64
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup issues every wgmma
 
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
@@ -83,7 +84,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();                                                 // to all threads and the TMA engine
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
-  float acc[BLK_M / WGMMA_M][64];
+  float acc[BLK_M / WGMMA_M][kAccFloats];
   const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
   const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
@@ -101,8 +102,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [kloop]
   // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
-  const int K_TILES = K / BLK_K;
-  for (int i = 0; i < K_TILES; ++i) {
+  const int k_tiles = K / BLK_K;
+  for (int i = 0; i < k_tiles; ++i) {
     // [kloop]
     // [load]
     // --- Load: ONE thread issues the TMA copies of K tile i of A and B (GMEM -> SMEM, 128B swizzle) --------
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
-      const uint64_t a_half = a_desc + (uint64_t(h * WGMMA_M * 128) >> 4);
+      const uint64_t a_half = a_desc + (uint64_t(h * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
       for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
         // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later

@@ -41,9 +41,11 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
-constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 64
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup issues every wgmma
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -52,8 +54,8 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 template <int PIPE_DEPTH>
 struct Smem {
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> every thread: both tiles of stage s have landed
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
@@ -91,7 +93,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();                                                 // to all threads and the TMA engine
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
-  float acc[BLK_M / WGMMA_M][64];
+  float acc[BLK_M / WGMMA_M][kAccFloats];
   const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
   const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
@@ -118,8 +120,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // [kloop]
   // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
-  const int K_TILES = K / BLK_K;
-  for (int i = 0; i < K_TILES; ++i) {
+  const int k_tiles = K / BLK_K;
+  for (int i = 0; i < k_tiles; ++i) {
     // [kloop]
     // [load]
     // --- Load: wait for K tile i in its ring stage (prefetched PIPE_DEPTH iterations ago) ------------------
@@ -133,12 +135,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
       // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
-      const uint64_t a_half = a_desc + (uint64_t(stage * kTileBytes + h * WGMMA_M * 128) >> 4);
+      const uint64_t a_half = a_desc + (uint64_t(stage * kATileBytes + h * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
       for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
         // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
         // one, in this K tile and in all the following ones, adds to it.
-        const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
+        const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
         ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
                                  i > 0 || k > 0);
       }
@@ -147,7 +149,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (BREAK != hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();  // done reading the stage
 
     // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
-    if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+    if (tid == 0 && i + PIPE_DEPTH < k_tiles) tma_load(stage, i + PIPE_DEPTH);
     // Each stage's barrier completes a phase once per trip around the ring: flip when the ring wraps.
     if (stage == PIPE_DEPTH - 1 && BREAK != hg::Break::kNoTmaPhaseFlip) phase_tma ^= 1;
     // [mma]

@@ -44,14 +44,16 @@ namespace step6::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 tile rows (common/kernel/scheduler.hpp)
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 128;                        // one warpgroup: TMEM lane t belongs to thread t
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup: TMEM lane t belongs to thread t
 // TMEM columns to allocate (a power of 2, at least 32): the 128 x 128 fp32 accumulator needs 128, one column
 // per output column and one lane per row. Taking all 512 would work too, but another CTA on the same SM would
 // then wait in tcgen05.alloc until this one frees TMEM, so the SM could run only one CTA at a time.
-__device__ constexpr uint32_t kTmemCols = 128;
+__device__ constexpr uint32_t kTmemCols = BLK_N;
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -63,8 +65,8 @@ struct Smem {
   uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
   uint64_t mma_bar;                             // MMA -> warp 0: the MMAs issued so far are done
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> warp 0: both tiles of stage s have landed
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
@@ -88,7 +90,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [tile]
   // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
   // then every gridDim.x-th one. The current tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127].
-  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, /*group=*/8);
+  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, kGroupRows);
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     tile_m0 = scheduler.current().m * BLK_M;
     tile_n0 = scheduler.current().n * BLK_N;
     // --break reset-phase-per-tile: reset the pipeline state at every tile; it then matches the barriers only
-    // if K_TILES % (2*PIPE_DEPTH) == 0.
+    // if k_tiles % (2*PIPE_DEPTH) == 0.
     if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0, phase_mma = 0;
     // [persistent]
 
@@ -151,9 +153,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Only the warp that issues waits on tma_bar and mma_bar. A warp that waited on every phase with no CTA
     // barrier in the loop could stall through a whole iteration, find the same parity again, and fall two
     // phases behind: try_wait.parity tells the current phase only from the one before it.
-    const int K_TILES = K / BLK_K;
+    const int k_tiles = K / BLK_K;
     if (warp_id == 0) {
-      for (int i = 0; i < K_TILES; ++i) {
+      for (int i = 0; i < k_tiles; ++i) {
         // [kloop]
         // [load]
         // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::tcgen05_fence_after_thread_sync();  // order the next tcgen05 operations (MMA, TMEM reads) after it
 
         // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
-        if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+        if (tid == 0 && i + PIPE_DEPTH < k_tiles) tma_load(stage, i + PIPE_DEPTH);
         // Advance the running ring position; each stage's barrier completes a phase once per trip around
         // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
         if (++stage == PIPE_DEPTH) {

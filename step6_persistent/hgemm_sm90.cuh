@@ -41,10 +41,13 @@ namespace step6::sm90 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 tile rows (common/kernel/scheduler.hpp)
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
-constexpr int kThreads = 128;                        // one warpgroup issues every wgmma
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 64
+constexpr int kThreads = hg::kWarpgroupThreads;     // one warpgroup issues every wgmma
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -53,8 +56,8 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 template <int PIPE_DEPTH>
 struct Smem {
   uint64_t tma_bar[PIPE_DEPTH];                 // TMA -> every thread: both tiles of stage s have landed
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
@@ -78,7 +81,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [tile]
   // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
   // then every gridDim.x-th one. The current tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127].
-  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, /*group=*/8);
+  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, kGroupRows);
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -94,7 +97,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   int stage = 0;           // ring stage of the next K tile to consume
   uint32_t phase_tma = 0;  // parity of the tma_bar phase we wait for
   // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the 128 threads' registers.
-  float acc[BLK_M / WGMMA_M][64];
+  float acc[BLK_M / WGMMA_M][kAccFloats];
   const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
   const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
@@ -118,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     tile_m0 = scheduler.current().m * BLK_M;
     tile_n0 = scheduler.current().n * BLK_N;
     // --break reset-phase-per-tile: reset the pipeline state at every tile; it then matches the barriers only
-    // if K_TILES % (2*PIPE_DEPTH) == 0.
+    // if k_tiles % (2*PIPE_DEPTH) == 0.
     if constexpr (BREAK == hg::Break::kResetPhasePerTile) stage = 0, phase_tma = 0;
     // [persistent]
 
@@ -131,8 +134,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // [kloop]
     // --- K-loop: one 64-wide K tile per iteration, all accumulated into the same registers ----------------
-    const int K_TILES = K / BLK_K;
-    for (int i = 0; i < K_TILES; ++i) {
+    const int k_tiles = K / BLK_K;
+    for (int i = 0; i < k_tiles; ++i) {
       // [kloop]
       // [load]
       // --- Load: wait for K tile i in the running ring stage (prefetched PIPE_DEPTH iterations ago) ----------
@@ -145,12 +148,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
         // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
-        const uint64_t a_half = a_desc + (uint64_t(stage * kTileBytes + h * WGMMA_M * 128) >> 4);
+        const uint64_t a_half = a_desc + (uint64_t(stage * kATileBytes + h * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
         for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
           // Only the very first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0); every later
           // one, in this K tile and in all the following ones, adds to it.
-          const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
+          const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
           ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
                                    i > 0 || k > 0);
         }
@@ -159,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if constexpr (BREAK != hg::Break::kNoWgmmaWait) ptx::wgmma_wait_group<0>();  // done reading the stage
 
       // Refill the stage just consumed with the K tile PIPE_DEPTH ahead; it loads while later stages compute.
-      if (tid == 0 && i + PIPE_DEPTH < K_TILES) tma_load(stage, i + PIPE_DEPTH);
+      if (tid == 0 && i + PIPE_DEPTH < k_tiles) tma_load(stage, i + PIPE_DEPTH);
       // Advance the running ring position; each stage's barrier completes a phase once per trip around
       // the ring, so phase_tma flips when the ring wraps, whichever tile we are in.
       if (++stage == PIPE_DEPTH) {

@@ -50,16 +50,18 @@ namespace step7::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 tile rows (common/kernel/scheduler.hpp)
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
-constexpr int kMmaWarp = 4, kProducerWarp = 7;       // in warpgroup 1: warpgroup 0 is the epilogue's
-__device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 0: thread t reads TMEM lane t
+constexpr int kThreads = 2 * hg::kWarpgroupThreads;  // two warpgroups: the epilogue, and the issuing warps
+constexpr int kMmaWarp = 4, kProducerWarp = kMmaWarp + 3;  // warps 0 and 3 of warpgroup 1; warpgroup 0: the epilogue
+__device__ constexpr uint32_t kEpilogueThreads = hg::kWarpgroupThreads;  // warpgroup 0: thread t reads TMEM lane t
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate (a power of 2, at least 32): two 128 x 128 fp32 accumulators, 128 columns each.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -74,8 +76,8 @@ struct Smem {
   uint64_t acc_empty_bar[kAccs];                // epilogue -> MMA: accumulator a has been read
   uint64_t full_bar[PIPE_DEPTH];                // TMA -> MMA: both tiles of stage s have landed
   uint64_t empty_bar[PIPE_DEPTH];               // MMA -> TMA: the MMAs have read stage s
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 2 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
@@ -98,8 +100,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [tile]
   // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
   // gridDim.x-th one. Every role walks them in the same order; the current tile is D[tile_m0..+127][tile_n0..+127].
-  const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
-  hg::TileScheduler scheduler(M_TILES, N_TILES, gridDim.x, blockIdx.x, /*group=*/8);
+  const int m_tiles = M / BLK_M, n_tiles = N / BLK_N, k_tiles = K / BLK_K;
+  hg::TileScheduler scheduler(m_tiles, n_tiles, gridDim.x, blockIdx.x, kGroupRows);
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (; scheduler.valid(); scheduler.next()) {
         tile_m0 = scheduler.current().m * BLK_M;
         tile_n0 = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
@@ -181,7 +183,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0)
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed

@@ -46,9 +46,11 @@ namespace step7::sm90 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 128, BLK_K = 64;  // one CTA tile: 128 x 128 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 tile rows (common/kernel/scheduler.hpp)
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n128k16: 64 rows, 16 of K per instruction
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 64
 constexpr int kConsumers = 2;                        // consumer warpgroups 0 and 1 take alternate tiles
-constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
 // Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 128 x 128 fp32
 // accumulator (128 registers) plus addresses. 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
@@ -58,7 +60,8 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 constexpr uint32_t kTurnBar = 1, kEpilogueBar = 3;
 __device__ constexpr uint32_t kEmptyArrivals = 4;  // a stage is free once each of the consumer's 4 warps has arrived
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one A or B tile: 16 KiB (a multiple of 1024)
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 2 boxes
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -69,8 +72,8 @@ template <int PIPE_DEPTH>
 struct Smem {
   uint64_t full_bar[PIPE_DEPTH];                // TMA -> consumer: stage s has landed
   uint64_t empty_bar[PIPE_DEPTH];               // consumer -> TMA: the consumer has read stage s
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[kConsumers][BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D [c][box][128][64] fp16
 };
 template <int PIPE_DEPTH>
@@ -91,11 +94,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
   // [tile]
   // This persistent CTA's tiles come from step 6's L2-grouped scheduler: tile blockIdx.x, then every
   // gridDim.x-th one. Every role walks them in the same order; the current tile is D[tile_m0..+127][tile_n0..+127].
-  const int M_TILES = M / BLK_M, N_TILES = N / BLK_N, K_TILES = K / BLK_K;
+  const int m_tiles = M / BLK_M, n_tiles = N / BLK_N, k_tiles = K / BLK_K;
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -116,13 +119,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
-      hg::TileScheduler scheduler(M_TILES, N_TILES, gridDim.x, blockIdx.x, /*group=*/8);
+      hg::TileScheduler scheduler(m_tiles, n_tiles, gridDim.x, blockIdx.x, kGroupRows);
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t ring_pos = 0;
       for (; scheduler.valid(); scheduler.next()) {
         tile_m0 = scheduler.current().m * BLK_M;
         tile_n0 = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
@@ -146,15 +149,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][128][64] fp16: this consumer's own staging tile
     // Consumer c takes tiles c, c+2, ... of this CTA's list, i.e. linear tiles blockIdx.x + c*gridDim.x, then
-    // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*K_TILES on.
-    hg::TileScheduler scheduler(M_TILES, N_TILES, kConsumers * gridDim.x, blockIdx.x + consumer * gridDim.x, 8);
-    uint32_t ring_pos = consumer * K_TILES;  // ring position of this consumer's next K tile
+    // every 2*gridDim.x-th one; the producer loaded the K tiles of tile j at ring positions j*k_tiles on.
+    hg::TileScheduler scheduler(m_tiles, n_tiles, kConsumers * gridDim.x,
+                                blockIdx.x + consumer * gridDim.x, kGroupRows);
+    uint32_t ring_pos = consumer * k_tiles;  // ring position of this consumer's next K tile
     bool first_tile = true;
     // acc[h] is the 64 x 128 fp32 accumulator of rows 64h..64h+63, spread over the warpgroup's registers.
-    float acc[BLK_M / WGMMA_M][64];
+    float acc[BLK_M / WGMMA_M][kAccFloats];
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
 
@@ -162,19 +166,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       tile_m0 = scheduler.current().m * BLK_M;
       tile_n0 = scheduler.current().n * BLK_N;
       // Does this CTA have a tile after this one (the other consumer's)? Only then is there a turn to hand on.
-      const bool has_next_tile = scheduler.tile + int(gridDim.x) < M_TILES * N_TILES;
+      const bool has_next_tile = scheduler.tile + int(gridDim.x) < m_tiles * n_tiles;
 
       // [turn]
       // Wait for our turn at the tensor core: the other consumer has issued every wgmma of the previous tile.
       // The turns alternate, so the K tiles before ours on the ring are already consumed
       // (docs/step7_warp_specialized.md, contract 4).
-      if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * 128);
+      if (!(consumer == 0 && first_tile)) ptx::named_barrier_sync(kTurnBar + consumer, 2 * hg::kWarpgroupThreads);
       first_tile = false;
       // [turn]
 
       // [kloop]
       // --- K-loop: wait "full", issue the K tile's 8 wgmma, release the stage the previous group read --------
-      for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+      for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
         const int stage = ring_pos % PIPE_DEPTH;
         const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
@@ -182,11 +186,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
           // The second 64-row half of the A tile starts 64 rows * 128 bytes = 8192 bytes later (8 swizzle atoms).
-          const uint64_t a_half = a_desc + (uint64_t(stage * kTileBytes + h * WGMMA_M * 128) >> 4);
+          const uint64_t a_half = a_desc + (uint64_t(stage * kATileBytes + h * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
           for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
             // The tile's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
-            const uint64_t b_stage = b_desc + (uint64_t(stage * kTileBytes) >> 4);
+            const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
             ptx::wgmma_m64n128k16_f16(acc[h], hg::desc_advance_k16(a_half, k), hg::desc_advance_k16(b_stage, k),
                                      i > 0 || k > 0);
           }
@@ -198,10 +202,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (i > 0 && lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // one per warp
       }
       // Our last wgmma is issued: the other consumer may queue its tile's right behind it.
-      if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * 128);
+      if (has_next_tile) ptx::named_barrier_arrive(kTurnBar + (1 - consumer), 2 * hg::kWarpgroupThreads);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (lane_id == 0) ptx::mbarrier_arrive(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage
-      ring_pos += K_TILES;         // skip the other consumer's next tile on the ring
+      ring_pos += k_tiles;         // skip the other consumer's next tile on the ring
       // [kloop]
 
       // [epilogue]
@@ -210,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // acc[h][4j .. 4j+3], columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 and +8 inside half h.
       // Our previous store must have finished reading Ds before this tile overwrites it.
       if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes Ds before that
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody writes Ds before that wait
 #pragma unroll
       for (int h = 0; h < BLK_M / WGMMA_M; ++h) {
         const int row = h * WGMMA_M + (warp_id % 4) * 16 + lane_id / 4;
@@ -225,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole tile is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the tile is staged before the store
 
       // SMEM -> GMEM: one thread of the consumer stores the tile as two 64-column boxes, as one bulk group.
       if (wg_tid == 0) {

@@ -48,12 +48,13 @@ namespace step8::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA's outputs: 128 x 256, 64 of K per load
+constexpr int kGroupRows = 4;                        // L2 groups of 4 pair rows: 8 tile rows
 constexpr int MMA_M = 2 * BLK_M;                     // the pair's tile: 256 x 256; each CTA loads 128 rows of B
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 256;                        // two warpgroups: the epilogue, and the issuing warps
-constexpr int kMmaWarp = 4, kProducerWarp = 7;       // in warpgroup 1: warpgroup 0 is the epilogue's
-__device__ constexpr uint32_t kEpilogueThreads = 128;              // warpgroup 0: thread t reads TMEM lane t
+constexpr int kThreads = 2 * hg::kWarpgroupThreads;  // two warpgroups: the epilogue, and the issuing warps
+constexpr int kMmaWarp = 4, kProducerWarp = kMmaWarp + 3;  // warps 0 and 3 of warpgroup 1; warpgroup 0: the epilogue
+__device__ constexpr uint32_t kEpilogueThreads = hg::kWarpgroupThreads;  // warpgroup 0: thread t reads TMEM lane t
 constexpr int kAccs = 2;                             // TMEM accumulators: MMA fills one, epilogue drains the other
 // TMEM columns to allocate in each CTA (cta_group::2): two accumulators of 256 fp32 columns: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
@@ -61,8 +62,10 @@ __device__ constexpr uint32_t kAccEmptyArrivals = 2 * kEpilogueThreads;  // ever
 constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0 and 1
 constexpr uint32_t kEpilogueBar = 1;  // CTA barrier id the epilogue warpgroup syncs its 128 threads on
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // this CTA's A or B part of a stage: 16 KiB
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // this CTA's A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = B_ROWS * BLK_K * 2;             // this CTA's half of the pair's B tile: 16 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: D goes as 4 boxes
+constexpr int kLdCols = 128;   // TMEM columns per epilogue read: tcgen05.ld 32x32b.x128, 128 registers
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
@@ -76,8 +79,8 @@ struct Smem {
   uint64_t acc_empty_bar[kAccs];                // epilogues of both CTAs -> MMA: accumulator a has been read
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
   uint64_t empty_bar[PIPE_DEPTH];               // MMA -> TMA: the pair's MMAs have read stage s
-  alignas(1024) uint8_t A[PIPE_DEPTH][kTileBytes];  // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];  // B tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];  // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];  // B tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t D[BLK_N / kDBoxCols][BLK_M * kDBoxCols * 2];  // D tile: 4 boxes [128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
@@ -105,9 +108,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // L2 groups of 4 pair rows (8 tile rows, as step 7). Every role of both CTAs walks them in the same order.
   // M and N need only be multiples of 128: the rows of A or B that a pair tile has beyond M or N read as zeros
   // (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips the store).
-  const int K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M / BLK_M + 1) / 2, N_PAIR_TILES = (N / B_ROWS + 1) / 2;  // rounded up
-  hg::TileScheduler scheduler(M_PAIR_TILES, N_PAIR_TILES, num_clusters, cluster_id, /*group=*/4);
+  const int k_tiles = K / BLK_K;
+  const int m_pair_tiles = hg::ceil_div(M / BLK_M, MMA_M / BLK_M);    // 256-row pair tiles, rounded up
+  const int n_pair_tiles = hg::ceil_div(N / B_ROWS, BLK_N / B_ROWS);  // 256-column pair tiles, rounded up
+  hg::TileScheduler scheduler(m_pair_tiles, n_pair_tiles, num_clusters, cluster_id, kGroupRows);
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -146,7 +150,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (; scheduler.valid(); scheduler.next()) {
         tile_m0 = scheduler.current().m * MMA_M + int(rank) * BLK_M;   // this CTA's 128 rows of A
         tile_n0 = scheduler.current().n * BLK_N;                        // the pair's 256 columns
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
@@ -192,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[acc], acc_phase ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
         const uint32_t tmem_acc = tmem_base + acc * BLK_N;  // column offset of this accumulator (lane 0), both CTAs
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both tiles of the stage have landed
@@ -229,25 +233,25 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::mbarrier_wait_parity(&smem.acc_full_bar[acc], acc_phase);  // the tile's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
       const int row = warp_id * 32 + lane_id;  // thread t owns row t of this CTA's 128 rows
-      // 256 columns are 256 registers: read them in two chunks of 128 (tcgen05.ld 32x32b.x128), each staged at once.
-      for (int chunk = 0; chunk < BLK_N / 128; ++chunk) {
-        uint32_t acc_regs[128];  // columns 128*chunk .. +127 of row `row`, fp32 bit patterns
-        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, warp_id * 32, acc * BLK_N + chunk * 128));
+      // 256 columns are 256 registers: read them in two chunks of kLdCols, each staged at once.
+      for (int chunk = 0; chunk < BLK_N / kLdCols; ++chunk) {
+        uint32_t acc_regs[kLdCols];  // columns 128*chunk .. +127 of row `row`, fp32 bit patterns
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, warp_id * 32, acc * BLK_N + chunk * kLdCols));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
-        if (chunk == BLK_N / 128 - 1) {
+        if (chunk == BLK_N / kLdCols - 1) {
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
           // for every thread of both CTAs), before the last chunk is staged (the MMAs need TMEM, not smem.D).
           ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
           ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[acc], 0);
         }
 #pragma unroll
-        for (int j = 0; j < 128; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
+        for (int j = 0; j < kLdCols; j += 8) {  // 8 fp32 -> 8 fp16 = one 16-byte store
           uint4 packed;
           __half2* h2 = reinterpret_cast<__half2*>(&packed);
 #pragma unroll
           for (int e = 0; e < 4; ++e)
             h2[e] = __floats2half2_rn(__uint_as_float(acc_regs[j + 2 * e]), __uint_as_float(acc_regs[j + 2 * e + 1]));
-          const int col = chunk * 128 + j;
+          const int col = chunk * kLdCols + j;
           uint8_t* d_box = smem.D[col / kDBoxCols];  // which 64-column box
           *reinterpret_cast<uint4*>(d_box + hg::swizzle128b_offset(row, col % kDBoxCols)) = packed;
         }

@@ -47,14 +47,15 @@ namespace step9::sm100 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one consumer's outputs per CTA: 128 x 256
+constexpr int kGroupRows = 2;                        // L2 groups of 2 pair-tile rows: 8 tile rows
 constexpr int kConsumers = 2;                        // consumer c: its own A rows, the shared B, TMEM 256c..
 constexpr int MMA_M = 2 * BLK_M;                     // one consumer's pair tile: 256 x 256 (step 8's)
 constexpr int CLUSTER_TILE_M = kConsumers * MMA_M;   // the pair's tile: 512 x 256
 constexpr int B_ROWS = BLK_N / 2;                    // rows of B (columns of D) each CTA of the pair loads
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction
-constexpr int kThreads = 384;                        // warpgroups 0, 1: epilogues; 2: the issuing warps
-constexpr int kMmaWarp = 8, kProducerWarp = 11;      // in warpgroup 2: warpgroups 0 and 1 are the epilogues
-__device__ constexpr uint32_t kEpilogueThreads = 128;  // warpgroup c: thread t reads TMEM lane t
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the issuing warps: 384 threads
+constexpr int kMmaWarp = kConsumers * 4, kProducerWarp = kMmaWarp + 3;  // warps 0 and 3 of warpgroup 2
+__device__ constexpr uint32_t kEpilogueThreads = hg::kWarpgroupThreads;  // warpgroup c: thread t reads TMEM lane t
 constexpr int kAccs = kConsumers;                      // TMEM accumulators: MMA c fills c, epilogue c drains it
 // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of 256 fp32 columns per consumer: all 512.
 __device__ constexpr uint32_t kTmemCols = kAccs * BLK_N;
@@ -64,7 +65,8 @@ constexpr uint16_t kPairMask = 0x3;                  // multicast to CTA ranks 0
 constexpr uint32_t kEpilogueBar = 1;  // + c: CTA barrier id epilogue warpgroup c syncs its 128 threads on
 constexpr int kDBoxCols = 64;          // columns per epilogue chunk: one TMA box row of 128 bytes
 
-constexpr int kTileBytes = BLK_M * BLK_K * 2;               // one 128-row A block or B part: 16 KiB
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one consumer's A block: 128 rows, 16 KiB
+constexpr int kBTileBytes = B_ROWS * BLK_K * 2;             // this CTA's half of the pair's B tile: 16 KiB
 constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
@@ -80,14 +82,14 @@ struct Smem {
   uint64_t acc_empty_bar[kAccs];                // epilogues c of both CTAs -> MMA c: accumulator c has been read
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
   uint64_t empty_bar[PIPE_DEPTH];               // MMAs -> TMA: both consumers' MMAs have read stage s
-  alignas(1024) uint8_t A[PIPE_DEPTH][kConsumers][kTileBytes];  // A blocks [stage][c][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kTileBytes];              // B part [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t D[kConsumers][kDBoxBytes];              // D boxes [c][128 rows][64 cols] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][kConsumers][kATileBytes];  // A blocks [stage][c][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];              // B part [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][kDBoxBytes];               // D boxes [c][128 rows][64 cols] fp16
 };
 template <int PIPE_DEPTH>
 constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part) x 16 KiB.
-__device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers + 1) * kTileBytes;  // 98304
+__device__ constexpr uint32_t kPairTmaBytes = 2 * (kConsumers * kATileBytes + kBTileBytes);  // 98304
 
 // PIPE_DEPTH: stages of the shared-memory ring (--pipe-depth). Each stage costs 48 KiB of shared memory.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  const int wg_id = threadIdx.x / 128;  // 0 and 1: epilogue of consumer wg_id; 2: producer and MMA warps
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // 0, 1: epilogue of consumer wg_id; 2: producer and MMA warps
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
   const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;
   // [tile]
@@ -110,9 +112,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // L2 groups of 2 tile rows (8 rows of 128, as the earlier steps). Consumer c of CTA r computes rows
   // 512m + 256c + 128r .. +127 of it. M and N need only be multiples of 128: rows of A or B beyond M or N
   // read as zeros (TMA fills out-of-bounds elements) and the outputs there are never written (TMA clips).
-  const int K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M / BLK_M + 3) / 4, N_PAIR_TILES = (N / B_ROWS + 1) / 2;  // rounded up
-  hg::TileScheduler scheduler(M_PAIR_TILES, N_PAIR_TILES, num_clusters, cluster_id, /*group=*/2);
+  const int k_tiles = K / BLK_K;
+  const int m_pair_tiles = hg::ceil_div(M / BLK_M, CLUSTER_TILE_M / BLK_M);  // 512-row pair tiles, rounded up
+  const int n_pair_tiles = hg::ceil_div(N / B_ROWS, BLK_N / B_ROWS);         // 256-column pair tiles, rounded up
+  hg::TileScheduler scheduler(m_pair_tiles, n_pair_tiles, num_clusters, cluster_id, kGroupRows);
   // [tile]
 
   // [setup]
@@ -151,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (; scheduler.valid(); scheduler.next()) {
         const int tile_m0 = scheduler.current().m * CLUSTER_TILE_M + int(rank) * BLK_M;  // consumer 0's rows here
         const int tile_n0 = scheduler.current().n * BLK_N;                          // the pair's 256 columns
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
@@ -198,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
           ptx::mbarrier_wait_parity(&smem.acc_empty_bar[c], (tile_no & 1) ^ 1);
         ptx::tcgen05_fence_after_thread_sync();  // order the MMAs below after the epilogue's TMEM reads
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
           ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // both A blocks and B of both CTAs have landed
@@ -224,7 +227,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int ep_warp = warp_id % 4;            // TMEM lanes 32 * ep_warp .. +31 belong to this warp
     const int row = ep_warp * 32 + lane_id;     // thread t owns row t of this CTA's 128 rows
     uint8_t* Ds = smem.D[c];                    // [128][64] fp16: this epilogue's own box
-    const bool storer = tid % 128 == 0;         // thread 0 of the warpgroup issues its stores
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this epilogue warpgroup
     uint32_t tile_no = 0;
     for (; scheduler.valid(); scheduler.next(), ++tile_no) {
       const int tile_m0 = scheduler.current().m * CLUSTER_TILE_M + c * MMA_M + int(rank) * BLK_M;  // its 128 rows
@@ -244,7 +247,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[c], 0);
         }
         // The previous chunk's store must have finished reading the box before it is overwritten.
-        if (storer && BREAK != hg::Break::kNoStoreWait)
+        if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait)
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody writes the box before that
 #pragma unroll
@@ -258,7 +261,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
-        if (storer) {
+        if (wg_tid == 0) {
           const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
           ptx::cp_async_bulk_commit_group();
@@ -266,7 +269,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // [epilogue]
     }
-    if (storer && BREAK != hg::Break::kNoStoreWait)
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait)
       ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // the last store
   }
   // [roles]

@@ -48,9 +48,11 @@ namespace step9::sm90 {
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
 constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA tile: 128 x 256 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 pair rows: 16 tile rows
 constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n256k16: 64 rows, 16 of K per instruction
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 128
 constexpr int kConsumers = 2;                        // consumer c computes rows 64c..64c+63 of every tile
-constexpr int kThreads = (kConsumers + 1) * 128;     // + warpgroup 2, the producer: 384 threads
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
 // Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
 // accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
-  const int wg_id = threadIdx.x / 128;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
   const uint32_t peer = rank ^ 1;
   const int cluster_id = blockIdx.x / 2, num_clusters = gridDim.x / 2;  // a cluster is 2 consecutive CTAs
@@ -113,8 +115,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // computes D[tile_m0..+127][tile_n0..+255], the pair's upper (rank 0) or lower (rank 1) tile. M and N need only be
   // multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows) and outputs
   // there are never written (TMA clips the store).
-  const int M_TILES = M / BLK_M, K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M_TILES + 1) / 2, N_TILES = (N + BLK_N - 1) / BLK_N;  // rounded up
+  const int m_tiles = M / BLK_M, k_tiles = K / BLK_K;
+  const int m_pair_tiles = hg::ceil_div(m_tiles, 2), n_tiles = hg::ceil_div(N, BLK_N);  // rounded up
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [setup]
 
   // [roles]
-  hg::TileScheduler scheduler(M_PAIR_TILES, N_TILES, num_clusters, cluster_id, /*group=*/8);  // every role
+  hg::TileScheduler scheduler(m_pair_tiles, n_tiles, num_clusters, cluster_id, kGroupRows);  // every role
   if (wg_id == kConsumers) {
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
@@ -143,7 +145,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (; scheduler.valid(); scheduler.next()) {
         tile_m0 = (scheduler.current().m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
         tile_n0 = scheduler.current().n * BLK_N;
-        for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+        for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
           // [produce]
@@ -171,15 +173,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
     const int consumer = wg_id;
-    const int wg_tid = tid % 128;  // thread index inside this consumer warpgroup
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
     // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
     uint32_t ring_pos = 0;
-    float acc[128];
+    float acc[kAccFloats];
     // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
     // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
-    __half2 pending[64];
+    __half2 pending[kAccFloats / 2];
     int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
@@ -198,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // nobody of this consumer writes it before that
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody writes the box before that
 #pragma unroll
       for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
         const int j = chunk * (kDBoxCols / 8) + jj;
@@ -207,7 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = pending[2 * j + 1];
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
-      ptx::named_barrier_sync(kEpilogueBar + consumer, 128);  // the whole box is staged before the store
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
       if (wg_tid == 0) {
         const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // columns first
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
@@ -222,13 +224,14 @@ __global__ void __launch_bounds__(kThreads, 1)
 
       // [kloop]
       // --- K-loop: wait "full", issue the K tile's 4 wgmma, release the stage the previous group read --------
-      for (int i = 0; i < K_TILES; ++i, ++ring_pos) {
+      for (int i = 0; i < k_tiles; ++i, ++ring_pos) {
         const int stage = ring_pos % PIPE_DEPTH;
         const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
         // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
-        const uint64_t a_rows = a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * 128) >> 4);
+        const uint64_t a_rows =
+            a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
         const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
 #pragma unroll
         for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
@@ -250,7 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // A K-loop shorter than 4 K tiles leaves chunks of the previous tile: write them now.
 #pragma unroll
       for (int c = 0; c < BLK_N / kDBoxCols; ++c)
-        if (c >= K_TILES && pending_m >= 0) write_chunk(c);
+        if (c >= k_tiles && pending_m >= 0) write_chunk(c);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
       // [kloop]
@@ -258,7 +261,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [convert]
       // Convert to fp16 now, so that the next tile's wgmma may overwrite acc while `pending` is written.
 #pragma unroll
-      for (int j = 0; j < 64; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
+      for (int j = 0; j < kAccFloats / 2; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
       pending_m = tile_m0;
       pending_n = tile_n0;
       // [convert]

@@ -2,7 +2,7 @@
 // one process per run on the same rotating random-normal inputs, each step verified before it is timed.
 //
 //   cmake --preset default && cmake --build build --target hgemm_bench
-//   ./build/hgemm_bench --out docs/results      # 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024
+//   ./build/hgemm_bench --out docs/results      # at default_bench_shapes() (common/harness/bench.hpp)
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
 //   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
 //

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Profile every step's kernel and cuBLAS with Nsight Compute, and write the committed profile table.
+"""Profile the ladder steps' kernels and cuBLAS with Nsight Compute, and write the committed profile table.
 
-    tools/profile_steps.py BUILD_DIR [OUT_DIR]   run ncu on steps 3 to 9 and cuBLAS at each shape below and
-                                                 write OUT_DIR/profile.csv and profile.json (default
-                                                 docs/results); tools/pages.py puts them into the pages
+    tools/profile_steps.py BUILD_DIR [OUT_DIR]   run ncu on the registry's ladder steps and cuBLAS at each
+                                                 shape of SHAPES below, and write OUT_DIR/profile.csv and
+                                                 profile.json (default docs/results); tools/pages.py puts them
+                                                 into the pages
 
 Needs a Hopper or Blackwell GPU and `ncu` (Nsight Compute) on PATH or in NCU. Each profiled launch is the
 step's first launch of its kernel (the verified one) on random inputs; for cuBLAS, its first GEMM kernel in a

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The benchmark ladder in one command: build the benchmark, run steps 3 to 9 and cuBLAS on the GPU it
-# finds (4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024; each step verified before it is timed),
-# then redraw the chart and the pages' tables from the run (tools/pages.py; hg_step_facts is built for its
-# facts tables). `cmake --build build --target regenerate` then refreshes the numbers the prose ties to the run.
+# The benchmark ladder in one command: build the benchmark, run the registry's ladder steps (steps.json) and
+# cuBLAS on the GPU it finds at default_bench_shapes() (common/harness/bench.hpp; each step verified before it
+# is timed), then redraw the chart and the pages' tables from the run (tools/pages.py; hg_step_facts is built
+# for its facts tables). `cmake --build build --target regenerate` then refreshes the numbers the prose ties to
+# the run.
 #   tools/run_benchmark.sh [OUT_DIR (default docs/results)] [hgemm_bench options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -32,6 +32,7 @@ HG_HD constexpr uint32_t swizzle128b_offset(uint32_t row, uint32_t k) {
   return row * 128u + (((k / 8u) ^ (row % 8u)) * 16u) + (k % 8u) * 2u;
 }
 
+inline constexpr int kSwizzleRowBytes = 128;          ///< one row of a swizzled tile: 64 fp16 of K
 inline constexpr uint32_t kSwizzleAtomBytes = 1024;  ///< 8 rows x 128 bytes: the swizzle's period
 
 // ------------------------------------------------------------------------------------------------------

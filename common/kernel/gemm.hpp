@@ -2,9 +2,9 @@
 //
 // The problem (Shape, GemmArgs), which instance of a kernel to build (Variant: the real one or a broken
 // one, and the ring depth), and what building it returns (a Launcher that only enqueues the kernel).
-// A step's kernel header includes this, the device helpers (ptx.cuh, descriptors.hpp, scheduler.hpp,
-// watchdog.cuh), the TMA builder (tma.hpp) and, from step 8 on, the pair launch (cluster.hpp); nothing of the
-// command line, cuBLAS, the verifier or the runner. The step's spec, which CMake generates from steps.json, is
+// A step's kernel header includes this and whichever other headers of common/kernel/ it needs (device helpers,
+// the TMA builder, the pair launch, the stream-K plan); nothing of the command line, cuBLAS, the verifier or the
+// runner (tests/check_kernel_includes.py checks that). The step's spec, which CMake generates from steps.json, is
 // where kernel and harness meet (common/harness/runner.hpp).
 #pragma once
 
@@ -17,6 +17,8 @@
 #include <string>
 #include <type_traits>
 
+#include "common/kernel/hd.hpp"
+
 namespace hg {
 
 /// GEMM problem size: D (M x N) = A (M x K) * B (N x K)^T.
@@ -24,9 +26,16 @@ struct Shape {
   int64_t m = 0, n = 0, k = 0;
 };
 
-/// The unit of the shape rules: 128 x 128 outputs, 64 of K per load (64 fp16 = one 128-byte swizzle row). Steps
-/// 1 to 7 compute tiles of this size; later steps compute larger tiles made of them (each kernel names its own).
+/// The unit of the shape rules: 128 x 128 outputs, 64 of K per load (64 fp16 = one 128-byte swizzle row). A
+/// kernel computes tiles of this size or larger tiles made of them (each kernel names its own).
 inline constexpr int64_t kBlkM = 128, kBlkN = 128, kBlkK = 64;
+
+/// Threads of a warpgroup: four contiguous warps (PTX ISA, "Warpgroup"), the unit that issues a wgmma and whose
+/// threads own the 128 TMEM lanes, one each, in a Blackwell epilogue.
+inline constexpr int kWarpgroupThreads = 128;
+
+/// a / b rounded up, for a count of tiles that may end in a partial one (a >= 0, b > 0).
+HG_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /// The most shared memory one CTA may use on sm_90 and sm_100: 227 KiB (cudaDevAttrMaxSharedMemoryPerBlockOptin;
 /// CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"). Each kernel's shared-memory

@@ -4,7 +4,7 @@
 // output tiles. Linear tile t is mapped to (m, n) in groups of G tile rows: inside a group the schedule
 // walks down a column of G tiles (same n, so the same B tile), then moves to the next column, so the CTAs
 // in flight share a few bands of A (G tile rows per group) instead of needing every band of A as a grid
-// that walks down whole columns does (steps 3 to 5). Whether that saves DRAM traffic depends on the shape:
+// that walks down whole columns does. Whether that saves DRAM traffic depends on the shape:
 // docs/step6_persistent.md has the measured numbers. The last group holds the remaining m_tiles % G rows.
 // This mirrors the schedule of the original tutorial (TVM's ClusterPersistentScheduler2D with
 // l2_group_size = 8), written from its description.
@@ -16,7 +16,7 @@
 namespace hg {
 
 struct TileCoord {
-  int m = 0;  ///< tile row: D rows m*TILE_M .. +TILE_M-1, in the caller's tile size (128 up to step 7)
+  int m = 0;  ///< tile row: D rows m*TILE_M .. +TILE_M-1, in the caller's tile size
   int n = 0;  ///< tile column: D columns n*TILE_N .. +TILE_N-1
 };
 

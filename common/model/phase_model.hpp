@@ -394,8 +394,8 @@ inline KLoopRun simulate_kloop_timed(int k_tiles, bool flip_phase, int latency) 
   return run;
 }
 
-/// The TMA protocol of the Hopper kernels of steps 4 to 6 (the Blackwell kernels run the same one on their
-/// TMA barriers, plus mma_bar).
+/// The TMA protocol of the Hopper kernels of step4_tma, step5_pipeline and step6_persistent (their Blackwell
+/// kernels run the same one on their TMA barriers, plus mma_bar).
 struct TmaRingConfig {
   int tiles = 1;                ///< output tiles one CTA computes (step 6); 1 for steps 4 and 5
   int k_tiles = 6;              ///< K tiles per output tile

@@ -370,7 +370,7 @@ bool table_phase_persistent(std::string& html) {
 
 bool table_phase_persistent_state(std::string& html) {
   // The running state is step 5's ring continued across tiles: the K iterations of tile t are the ring's
-  // iterations t * K_TILES .. t * K_TILES + K_TILES - 1.
+  // iterations t * k_tiles .. t * k_tiles + k_tiles - 1.
   constexpr int kOutTiles = 4, kK = 3, kDepth = 2;
   const auto rows = hg::model::simulate_ring(kOutTiles * kK, kDepth);
   if (hg::model::simulate_persistent(kOutTiles, kK, kDepth, true).first_bad_tile != -1) {

@@ -59,7 +59,7 @@ void stage_box(Svg& svg, double x, double y, int rank, const std::string& a_labe
 bool draw_step8_pair(Svg& svg) {
   // --- What the kernels' constants must satisfy for the picture to be true --------------------------------
   const int hop_a = hop::BLK_M * hop::BLK_K * 2, hop_half = hop::B_ROWS * hop::BLK_K * 2;
-  const int bw_part = bw::kTileBytes;  // a CTA's A part and its B part: 128 rows x 64 K
+  const int bw_a = bw::kATileBytes, bw_b = bw::kBTileBytes;  // a CTA's A part and its B part: 128 rows x 64 K
   struct Check {
     bool ok;
     const char* what;
@@ -71,7 +71,7 @@ bool draw_step8_pair(Svg& svg) {
       {hop::kPairMask == 0x3 && bw::kPairMask == 0x3, "the multicast masks name both CTAs"},
       {bw::MMA_M == 2 * bw::BLK_M, "Blackwell: the pair MMA's rows are both CTAs' A"},
       {2 * bw::B_ROWS == bw::BLK_N && bw::B_ROWS == bw::BLK_M, "Blackwell: each CTA loads half of B, 128 rows"},
-      {int(bw::kPairTmaBytes) == 2 * (bw_part + bw_part), "Blackwell: the leader's full_bar counts both CTAs"},
+      {int(bw::kPairTmaBytes) == 2 * (bw_a + bw_b), "Blackwell: the leader's full_bar counts both CTAs"},
       {int(bw::kAccEmptyArrivals) == 2 * int(bw::kEpilogueThreads), "Blackwell: acc_empty counts both epilogues"},
   };
   for (const Check& c : checks)
@@ -114,12 +114,12 @@ bool draw_step8_pair(Svg& svg) {
   svg.text(16, y, "Blackwell (hgemm_sm100.cuh): one " + str(bw::MMA_M) + " x " + str(bw::BLK_N) +
                       " MMA (cta_group::2), issued by the leader, reads both CTAs' shared memory", 13, "start", kBold);
   const double yb = y + 14;
-  const std::string bb0[1] = {"pair's rows 0-" + str(bw::B_ROWS - 1) + ", " + kib(bw_part)};
-  const std::string bb1[1] = {"pair's rows " + str(bw::B_ROWS) + "-" + str(bw::BLK_N - 1) + ", " + kib(bw_part)};
+  const std::string bb0[1] = {"pair's rows 0-" + str(bw::B_ROWS - 1) + ", " + kib(bw_b)};
+  const std::string bb1[1] = {"pair's rows " + str(bw::B_ROWS) + "-" + str(bw::BLK_N - 1) + ", " + kib(bw_b)};
   const int own0[1] = {0}, own1[1] = {1};
   double d0[1], d1[1];
-  stage_box(svg, 16, yb, 0, "pair's rows 0-" + str(bw::BLK_M - 1) + ", " + kib(bw_part), 1, bb0, own0, d0);
-  stage_box(svg, 560, yb, 1, "pair's rows " + str(bw::BLK_M) + "-" + str(bw::MMA_M - 1) + ", " + kib(bw_part), 1,
+  stage_box(svg, 16, yb, 0, "pair's rows 0-" + str(bw::BLK_M - 1) + ", " + kib(bw_a), 1, bb0, own0, d0);
+  stage_box(svg, 560, yb, 1, "pair's rows " + str(bw::BLK_M) + "-" + str(bw::MMA_M - 1) + ", " + kib(bw_a), 1,
             bb1, own1, d1);
   arrow(svg, 560 + 90, yb + 100, 16 + 300, yb + 100, kRemote, true);
   svg.text(440, yb + 96, "CTA 1's loads count their bytes on the leader's full_bar (.cta_group::2)", 10, "middle", "",

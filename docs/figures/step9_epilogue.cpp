@@ -14,7 +14,7 @@ namespace {
 // One consumer warpgroup of the Hopper kernel, as its loops run (hgemm_sm90.cuh, [kloop], [convert], [last_tile]):
 //   for each tile: for i in K tiles: issue K tile i's wgmma group; wait_group<1> (the group before is done);
 //                                      write chunk c == i of the pending tile;
-//                  write the chunks c >= K_TILES still pending; wait_group<0>; convert (the tile becomes pending);
+//                  write the chunks c >= k_tiles still pending; wait_group<0>; convert (the tile becomes pending);
 //   after the last tile: write its four chunks.
 // The tensor core runs the groups one after the other; a chunk write keeps the threads busy but not the tensor
 // core. Schematic durations.
@@ -83,7 +83,7 @@ bool check(const Schedule& s, int tiles, int k_tiles, int* hidden) {
         if (sp.kind != Span::kChunk || sp.tile != t || sp.index != c) continue;
         ++n;
         if (sp.start < convert_end || (next_convert >= 0 && sp.end > next_convert)) {
-          std::fprintf(stderr, "step 9 epilogue, K_TILES %d: chunk %d of tile %d outside its tile's window\n",
+          std::fprintf(stderr, "step 9 epilogue, k_tiles %d: chunk %d of tile %d outside its tile's window\n",
                        k_tiles, c, t);
           return false;
         }
@@ -94,7 +94,7 @@ bool check(const Schedule& s, int tiles, int k_tiles, int* hidden) {
           }
       }
       if (n != 1) {
-        std::fprintf(stderr, "step 9 epilogue, K_TILES %d: chunk %d of tile %d written %d times\n", k_tiles, c, t, n);
+        std::fprintf(stderr, "step 9 epilogue, k_tiles %d: chunk %d of tile %d written %d times\n", k_tiles, c, t, n);
         return false;
       }
     }
@@ -125,7 +125,7 @@ void box(Svg& svg, double x0, double unit, const Span& sp, double y, double h, c
 /// One panel: the tensor core's groups above, the consumer's chunk writes below. Returns the y below it.
 double panel(Svg& svg, const Schedule& s, int k_tiles, int hidden, int chunks, double y) {
   const double x0 = 200, unit = 12, h = 20;
-  svg.text(16, y, "K_TILES = " + str(k_tiles) + ": " + str(hidden) + " of " + str(chunks) +
+  svg.text(16, y, "k_tiles = " + str(k_tiles) + ": " + str(hidden) + " of " + str(chunks) +
                       " chunk writes run while a wgmma group is in flight", 12, "start", kBold);
   const double y_tc = y + 12, y_ep = y_tc + h + 10;
   svg.text(x0 - 8, y_tc + 14, "tensor core (wgmma)", 11, "end");
