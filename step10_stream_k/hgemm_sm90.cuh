@@ -142,7 +142,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // N need only be multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows)
   // and outputs there are never written (TMA clips the store).
   const int M_TILES = M / BLK_M, K_TILES = K / BLK_K;
-  const int M_PAIR_TILES = (M_TILES + 1) / 2, N_TILES = (N + BLK_N - 1) / BLK_N;  // rounded up
+  const int N_TILES = (N + BLK_N - 1) / BLK_N;  // rounded up
+  // The pair rows, (M_TILES + 1) / 2 rounded up, are counted in each role: held from here across setmaxnreg, the
+  // count was spilled to local memory (ptxas).
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
@@ -169,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       uint32_t ring_pos = 0;
       for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // both CTAs walk the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
-        const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_TILES, /*group=*/8);
+        const hg::TileCoord tile = hg::grouped_tile(unit.tile, (M_TILES + 1) / 2, N_TILES, /*group=*/8);
         tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
         tile_n0 = tile.n * BLK_N;
         for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
@@ -252,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // the producer's units, in order
       const hg::WorkUnit unit = walk.current();
-      const hg::TileCoord tile = hg::grouped_tile(unit.tile, M_PAIR_TILES, N_TILES, /*group=*/8);
+      const hg::TileCoord tile = hg::grouped_tile(unit.tile, (M_TILES + 1) / 2, N_TILES, /*group=*/8);
       tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
       tile_n0 = tile.n * BLK_N;
 
