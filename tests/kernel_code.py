@@ -19,6 +19,13 @@
                             and the K-loop's backward branch, the broken one not
         bulk-wait           the real kernel waits for its TMA store (DEPBAR.LE SB0 after UTMASTG), the
                             broken one not
+  kernel_code.py spills CUOBJDUMP BINARY STEP [--allow 'ARCH: REASON'...]
+      No real kernel of STEP (stepN::sm90::hgemm_kernel<..., hg::Break::kNone> and its sm100 twin, at every
+      ring depth) uses local memory: its STACK and LOCAL in `cuobjdump -res-usage` are 0. ptxas puts the registers
+      it spills in the stack frame (STACK is nonzero exactly when `ptxas -v` reports spill stores), and an
+      array it cannot keep in registers too. The break variants are not checked: a broken kernel only has to
+      break its contract, and some spill. --allow lets ARCH's (sm_90a, sm_100a) real kernels use local
+      memory, for the reason given; an entry whose architecture uses none fails, so that it is removed.
 STEP is the step number (1, 2, ...). Exit 0 when every check holds, 1 naming each failure.
 """
 import re
@@ -223,8 +230,113 @@ def sass_break_check(args):
     return 0
 
 
+def resource_usage(text):
+    """[(arch, mangled function name, {field: bytes})] of `cuobjdump -res-usage` output: one row per function of
+    every ELF in the binary ("arch = sm_90a" opens each; "Function NAME:" then "REG:168 STACK:0 ...")."""
+    rows, arch, name = [], None, None
+    for line in text.splitlines():
+        m = re.match(r"\s*arch = (\S+)", line)
+        if m:
+            arch, name = m.group(1), None
+            continue
+        m = re.match(r"\s*Function (\S+?):?\s*$", line)
+        if m:
+            name = m.group(1)
+            continue
+        fields = dict(re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", line))
+        if name is not None and "STACK" in fields:
+            rows.append((arch, name, {k: int(v) for k, v in fields.items()}))
+            name = None
+    return rows
+
+
+def real_kernel_name(step, ns, depth):
+    """stepN::ns::hgemm_kernel<depth, hg::Break::kNone>, as the source names it (no depth without a ring)."""
+    depth_arg = "" if depth is None else f"{depth}, "
+    return f"step{step}::{ns}::hgemm_kernel<{depth_arg}hg::Break::kNone>"
+
+
+def spill_report(rows, step, allowed):
+    """(status, lines): every real kernel of STEP in `rows` (resource_usage) against the allow-list
+    {arch: reason}."""
+    lines, status, real, spilling = [], 0, {}, {}
+    broken_local = 0
+    for arch, name, fields in rows:
+        if arch not in ("sm_90a", "sm_100a"):
+            continue
+        ns = arch_namespace(arch)
+        t = template_args(name, kernel_prefix(step, ns))
+        if t is None:
+            continue
+        local = fields.get("STACK", 0) + fields.get("LOCAL", 0)
+        if t[1] != 0:
+            broken_local += local > 0
+            continue
+        real[arch] = real.get(arch, 0) + 1
+        if local:
+            spilling.setdefault(arch, []).append(
+                f"{arch} {real_kernel_name(step, ns, t[0])}: a stack frame of {fields.get('STACK', 0)} bytes and "
+                f"{fields.get('LOCAL', 0)} bytes of local memory per thread (spilled registers, or an array not "
+                "kept in registers)")
+    if not real:
+        return 1, [f"MISSING: no sm_90a or sm_100a code of step{step}'s hgemm_kernel<..., hg::Break::kNone> in the "
+                   "resource usage (was the binary built for sm_90a or sm_100a?)"]
+    for arch in sorted(real):
+        if arch in spilling and arch in allowed:
+            lines += [f"allowed: {s}" for s in spilling[arch]]
+            lines.append(f"allowed: {arch} may spill: {allowed[arch]}")
+        elif arch in spilling:
+            status = 1
+            lines += [f"SPILLS: {s}" for s in spilling[arch]]
+            lines.append(f"SPILLS: step{step}'s real {arch} kernel must keep everything in registers: find what "
+                         f"spills (nvcc -arch={arch} -Xptxas -v on the kernel header; STL and LDL in cuobjdump "
+                         f"-sass) and fix it, or allow it with an entry '{arch}: <reason>' in "
+                         "HG_SPILLS_ALLOWED_<step>, in <step>/tests.cmake")
+        else:
+            lines.append(f"ok: {arch}: {real[arch]} real instance(s) of step{step}::{arch_namespace(arch)}"
+                         "::hgemm_kernel, no local memory")
+            if arch in allowed:
+                status = 1
+                lines.append(f"STALE: HG_SPILLS_ALLOWED_<step> allows {arch} to spill, but it does not: remove "
+                             f"the entry '{arch}: {allowed[arch]}'")
+    for arch in sorted(set(allowed) - set(real)):
+        status = 1
+        lines.append(f"STALE: HG_SPILLS_ALLOWED_<step> names {arch}, which has no real kernel here: remove it")
+    if broken_local:
+        lines.append(f"not checked: {broken_local} break variant(s) use local memory (a broken kernel may spill)")
+    return status, lines
+
+
+def parse_allowed(entries):
+    """{arch: reason} of 'ARCH: REASON' entries; exits 2 naming a malformed one."""
+    allowed = {}
+    for entry in entries:
+        arch, _, reason = entry.partition(":")
+        arch, reason = arch.strip(), reason.strip()
+        if arch not in ("sm_90a", "sm_100a") or not reason:
+            print(f"FAIL: allow-list entry '{entry}' must be 'sm_90a: REASON' or 'sm_100a: REASON', with the "
+                  "reason the real kernel may spill", file=sys.stderr)
+            sys.exit(2)
+        allowed[arch] = reason
+    return allowed
+
+
+def spills_check(args):
+    cuobjdump, binary, step = args[0], args[1], args[2]
+    if args[3:] and args[3] != "--allow":
+        sys.exit(__doc__)
+    allowed = parse_allowed(args[4:])
+    run = subprocess.run([cuobjdump, "-res-usage", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"FAIL: {cuobjdump} -res-usage {binary} failed:\n{run.stderr}")
+    status, lines = spill_report(resource_usage(run.stdout), step, allowed)
+    print("\n".join(lines))
+    return status
+
+
 def main():
-    modes = {"ptx": (ptx_check, 4), "sass": (sass_check, 4), "sass-break": (sass_break_check, 6)}
+    modes = {"ptx": (ptx_check, 4), "sass": (sass_check, 4), "sass-break": (sass_break_check, 6),
+             "spills": (spills_check, 3)}
     if len(sys.argv) < 2 or sys.argv[1] not in modes or len(sys.argv) - 2 < modes[sys.argv[1]][1]:
         sys.exit(__doc__)
     fn, _ = modes[sys.argv[1]]
