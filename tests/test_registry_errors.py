@@ -5,9 +5,11 @@ Each case copies the checkout's tracked files into a scratch folder, plants one 
 break variants, Ninja) and, where the fault shows only when compiling, builds the one object that shows it:
   - a switch the step's kernel header never tests      -> configure fails naming the entry and the header;
   - a step in the registry without its lesson page       -> configure fails naming docs/<step>.md;
+  - a namespace the step's kernel headers do not open     -> configure fails naming the entry and the header;
   - a ring depth whose shared memory does not fit         -> the generated dispatch's static_assert names the
                                                             entry and the depth (compiling that one TU).
-The unplanted copy configures, so each failure is the planted fault's.
+The unplanted copy configures, and its generated dispatch compiles without the break variants (the default
+preset's build), so each failure is the planted fault's.
 
 usage: test_registry_errors.py SOURCE_DIR CMAKE NVCC
 """
@@ -72,6 +74,15 @@ def main():
             print(f"FAIL: the unplanted copy does not configure:\n{clean.stdout[-3000:]}{clean.stderr[-3000:]}")
             return 1
         print("ok: the unplanted copy configures")
+        # ...and, without the break variants (the default preset), its generated dispatch compiles.
+        for arch in ("sm90", "sm100"):
+            obj = f"CMakeFiles/step1_single_tile_spec.dir/steps/step1_single_tile/{arch}.cu.o"
+            built = subprocess.run([cmake, "--build", str(pathlib.Path(tmp) / "clean" / "build"), "--target", obj],
+                                   capture_output=True, text=True)
+            if built.returncode != 0:
+                print(f"FAIL: step 1's {arch} dispatch without break variants does not compile:\n{built.stdout[-3000:]}")
+                return 1
+        print("ok: the dispatch compiles without the break variants")
 
         tree = fresh("switch")
         registry = json.loads((tree / "steps.json").read_text())
@@ -83,6 +94,11 @@ def main():
         tree = fresh("page")
         (tree / "docs" / f"{STEP}.md").unlink()
         ok &= expect(configure(tree, cmake, nvcc), f"docs/{STEP}.md does not exist", what="a step without its page")
+
+        tree = fresh("namespace")
+        edit_entry(tree, namespace="step11")  # a copied folder whose kernels still open step10::
+        ok &= expect(configure(tree, cmake, nvcc), f"steps.json gives {STEP} the namespace step11",
+                     f"{STEP}/hgemm_sm90.cuh does not open namespace step11::sm90", what="a namespace the kernels lack")
 
         tree = fresh("depth")
         edit_entry(tree, depths=entry["depths"] + [5])

@@ -30,7 +30,9 @@ def colors():
 
 def check():
     """Problems of the registry against the repository: a step folder missing from it or an entry without its
-    folder, a namespace that is not step<N>, repeated depths, a ladder step without a colour."""
+    folder, a namespace that is not step<N>, repeated depths, a ladder step without a colour or with another's,
+    PTX listed as introduced by two steps, a step folder whose texts name the step it was copied from, and a last
+    step's page without the ladder of contracts."""
     problems = []
     names = steps()
     folders = sorted(p.name for p in ROOT.glob("step*_*") if p.is_dir() and (p / "hgemm_sm90.cuh").exists())
@@ -46,6 +48,39 @@ def check():
             problems.append(f"{e['name']}: repeated ring depths {e['depths']}")
         if e["ladder"] and "color" not in e:
             problems.append(f"{e['name']}: a ladder step needs a chart colour")
+        problems += own_texts(e["name"])
+    seen_ptx, seen_colors = {}, {}
+    for e in entries():
+        for token in e["ptx"]:  # what a step introduces: no earlier step may hold it (the PTX tests forbid it there)
+            if token in seen_ptx:
+                problems.append(f"{e['name']}: its ptx '{token}' is already introduced by {seen_ptx[token]}: list "
+                                "only the PTX this step adds")
+            seen_ptx.setdefault(token, e["name"])
+        if e["ladder"] and "color" in e:
+            if e["color"] in seen_colors:
+                problems.append(f"{e['name']}: chart colour {e['color']} is {seen_colors[e['color']]}'s already")
+            seen_colors.setdefault(e["color"], e["name"])
+    last_page = ROOT / "docs" / f"{names[-1]}.md"
+    if last_page.exists() and "<!-- contracts:begin -->" not in last_page.read_text():
+        problems.append(f"{names[-1]}: docs/{names[-1]}.md, the last step's page, has no <!-- contracts:begin --> "
+                        "region: the last page shows the whole ladder of contracts")
+    return problems
+
+
+def own_texts(name):
+    """A copied step folder still speaking of the step it was copied from: each kernel banner names its own file in
+    its first lines, and a ladder region in the step's README is the step's own."""
+    import re
+    problems = []
+    for kernel in ("hgemm_sm90.cuh", "hgemm_sm100.cuh"):
+        path = ROOT / name / kernel
+        if path.exists() and f"{name}/{kernel}" not in "".join(path.read_text().splitlines(True)[:4]):
+            problems.append(f"{name}/{kernel}: its banner's first lines do not name {name}/{kernel}")
+    readme = ROOT / name / "README.md"
+    if readme.exists():
+        for other in re.findall(r"<!-- ladder:begin (\S+)", readme.read_text()):  # its own step first
+            if other != name:
+                problems.append(f"{name}/README.md: its ladder region is {other}'s, not its own")
     return problems
 
 
