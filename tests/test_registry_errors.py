@@ -24,8 +24,13 @@ STEP = "step10_stream_k"
 
 
 def copy_checkout(src, dst):
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=src, capture_output=True, check=True).stdout
-    for rel in files.decode().split("\0"):
+    """The checkout's tracked files; outside a git checkout (a copied tree), everything but build trees and dot
+    folders."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=src, capture_output=True)
+    if listed.returncode != 0:
+        shutil.copytree(src, dst, ignore=lambda folder, names: [n for n in names if n.startswith((".", "build"))])
+        return
+    for rel in listed.stdout.decode().split("\0"):
         if not rel or not (src / rel).is_file():
             continue
         (dst / rel).parent.mkdir(parents=True, exist_ok=True)
