@@ -24,17 +24,13 @@ STEP = "step10_stream_k"
 
 
 def copy_checkout(src, dst):
-    """The checkout's tracked files; outside a git checkout (a copied tree), everything but build trees and dot
-    folders."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=src, capture_output=True)
-    if listed.returncode != 0:
-        shutil.copytree(src, dst, ignore=lambda folder, names: [n for n in names if n.startswith((".", "build"))])
-        return
-    for rel in listed.stdout.decode().split("\0"):
-        if not rel or not (src / rel).is_file():
-            continue
-        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src / rel, dst / rel)
+    """The checkout's files, without its dot folders (.git) and build trees (build*, out: .gitignore's). Not
+    through git: a copied checkout may have no .git, or a stale one."""
+    def skip(folder, names):
+        if pathlib.Path(folder) != src:
+            return []
+        return [n for n in names if n.startswith((".", "build")) or n == "out"]
+    shutil.copytree(src, dst, ignore=skip)
 
 
 def edit_entry(tree, **changes):
