@@ -159,7 +159,7 @@ TEST_CASE("parse_cli: bad --seed, --warmup, --iters values are refused") {
 }
 
 TEST_CASE("parse_cli: bad --init and --arch words are refused with the allowed words") {
-  check_refused({"--init", "x"}, {"--init must be 'random' or 'int', got 'x'"});
+  check_refused({"--init", "x"}, {"--init must be 'random', 'int' or 'both', got 'x'"});
   check_refused({"--init=Random"}, {"--init", "'Random'"});
   check_refused({"--arch", "sm80"}, {"--arch", "'sm80'", "sm90", "sm100", "auto"});
   check_refused({"--arch=SM90"}, {"--arch", "'SM90'"});
@@ -293,6 +293,19 @@ TEST_CASE("usage() names --pipe-depth and its choices only for a step with a rin
   CHECK(contains(ring, "--pipe-depth N"));
   CHECK(contains(ring, "2, 3, 4 (default 2)"));
   CHECK(!contains(hg::usage("step4_demo", "no ring", hg::Shape{128, 128, 64}), "--pipe-depth"));
+}
+
+TEST_CASE("--init both and --pipe-depth all: several variants in one process") {
+  CHECK(parse({"--init", "both"}).init_both);
+  CHECK_FALSE(parse({"--init", "both", "--init", "int"}).init_both);  // the last one counts
+  CHECK(parse({"--init", "int", "--init=both"}).init_both);
+  CHECK(parse({"--pipe-depth", "all"}).pipe_depth == hg::kAllDepths);
+  CHECK(hg::resolve_pipe_depths(hg::kAllDepths, {4, 2, 3}, "s") == std::vector<int>{4, 2, 3});  // default first
+  CHECK(hg::resolve_pipe_depths(3, {4, 2, 3}, "s") == std::vector<int>{3});
+  CHECK(hg::resolve_pipe_depths(0, {4, 2, 3}, "s") == std::vector<int>{4});
+  CHECK_THROWS_AS(hg::resolve_pipe_depths(hg::kAllDepths, {}, "step4_tma"), hg::UsageError);
+  CHECK_THROWS_AS(hg::resolve_pipe_depths(5, {4, 2, 3}, "s"), hg::UsageError);
+  check_refused({"--pipe-depth", "every"}, {"--pipe-depth", "'every'"});
 }
 
 TEST_CASE("parse_cli: --pipe-depth takes a small positive integer; the step checks which it offers") {

@@ -42,7 +42,7 @@ uint64_t parse_seed(const std::string& flag, const std::string& text) {
 InitMode parse_init(const std::string& text) {
   if (text == "random") return InitMode::kRandom;
   if (text == "int") return InitMode::kInt;
-  throw UsageError("--init must be 'random' or 'int', got '" + text + "'");
+  throw UsageError("--init must be 'random', 'int' or 'both', got '" + text + "'");
 }
 
 ArchChoice parse_arch(const std::string& text) {
@@ -141,17 +141,28 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--n") opt.shape.n = parse_bounded(flag, value, 1, kMaxDim);
     else if (flag == "--k") opt.shape.k = parse_bounded(flag, value, 1, kMaxDim);
     else if (flag == "--seed") opt.seed = parse_seed(flag, value);
-    else if (flag == "--init") opt.init = parse_init(value);
+    else if (flag == "--init") {
+      opt.init_both = value == "both";
+      if (!opt.init_both) opt.init = parse_init(value);
+    }
     else if (flag == "--arch") opt.arch = parse_arch(value);
     else if (flag == "--warmup") opt.warmup = int(parse_bounded(flag, value, 0, 100000));
     else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
     else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
     else if (flag == "--repeat") opt.repeat = int(parse_bounded(flag, value, 0, 1000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
+    else if (flag == "--pipe-depth" && value == "all") opt.pipe_depth = kAllDepths;
     else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
   }
   return opt;
+}
+
+std::vector<int> resolve_pipe_depths(int requested, const std::vector<int>& offered, const std::string& step_name) {
+  if (requested != kAllDepths) return {resolve_pipe_depth(requested, offered, step_name)};
+  if (offered.empty())
+    throw UsageError(step_name + " has no shared-memory ring: --pipe-depth is for the steps that have one");
+  return offered;
 }
 
 int resolve_pipe_depth(int requested, const std::vector<int>& offered, const std::string& step_name) {
@@ -230,8 +241,9 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --n N                   rows of B, columns of D (default " << defaults.n << ")\n"
       << "  --k K                   columns of A and B (default " << defaults.k << ")\n"
       << "  --seed S                seed of the inputs, 0 to 2^64-1 (default " << d.seed << ")\n"
-      << "  --init random|int       inputs: standard normal samples, or integers in [-2, 2] whose result\n"
-      << "                          is checked bit for bit (default " << to_string(d.init) << ")\n"
+      << "  --init random|int|both  inputs: standard normal samples, or integers in [-2, 2] whose result\n"
+      << "                          is checked bit for bit; both: int, then random (default "
+      << to_string(d.init) << ")\n"
       << "  --arch auto|sm90|sm100  kernel to run; auto follows the GPU (default " << to_string(d.arch) << ")\n"
       << "  --bench                 after verifying, time the kernel and cuBLAS (default off)\n"
       << "  --warmup N              untimed launches before timing, 0 to 100000 (default " << d.warmup << ")\n"
@@ -244,10 +256,13 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
   if (!pipe_depths.empty())
-    out << "  --pipe-depth N          stages of the shared-memory ring: " << join(pipe_depths) << " (default "
-        << pipe_depths.front() << ")\n";
+    out << "  --pipe-depth N|all      stages of the shared-memory ring: " << join(pipe_depths) << " (default "
+        << pipe_depths.front() << "); all: each in turn\n";
   out
       << "  --help, -h              print this help and exit\n"
+      << "With --init both" << (pipe_depths.empty() ? "" : " or --pipe-depth all")
+      << ", each variant runs in turn in this process and prints its\n"
+      << "line; the exit code is the worst of them (--bench and --save take one variant).\n"
       << "Sizes range from 1 to " << kMaxDim << "; the step may accept fewer shapes.\n"
       << "\n"
       << "exit codes: 0 verified, 1 verification failed, 2 bad usage or unsupported shape, 3 CUDA error,\n"

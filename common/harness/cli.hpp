@@ -40,6 +40,7 @@ struct Options {
   Shape shape;                           ///< defaults to the step's natural shape
   uint64_t seed = 1;                     ///< --seed: inputs are a pure function of (seed, mode, index)
   InitMode init = InitMode::kRandom;     ///< --init random|int
+  bool init_both = false;                ///< --init both: int, then random, in one process
   ArchChoice arch = ArchChoice::kAuto;   ///< --arch auto|sm90|sm100
   bool bench = false;                    ///< --bench: time the kernel and cuBLAS after verifying
   int warmup = 10;                       ///< --warmup N (>= 0), launches before timing
@@ -47,7 +48,8 @@ struct Options {
   int settle_ms = 0;                     ///< --settle-ms T: untimed launches before each timed turn (0: burst)
   std::string save_dir;                  ///< --save DIR: write A.npy, B.npy, D.npy there
   std::string break_name;                ///< --break NAME: a contract switch (common/harness/breaks.hpp), or "list"
-  int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default
+  int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default,
+                                         ///< kAllDepths: every depth the step offers (--pipe-depth all)
   int repeat = 0;                        ///< --repeat N: N more launches must reproduce the first's bits
   bool help = false;                     ///< --help: print usage, exit 0
 };
@@ -60,6 +62,13 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults);
 /// An integer flag value bounded to [lo, hi]; throws UsageError naming the flag ("--iters must be between
 /// 1 and 100000, got 0", or "--m expects a positive integer, got 'x'"). Shared by every command line here.
 int64_t parse_bounded(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+
+/// Options::pipe_depth for `--pipe-depth all`.
+inline constexpr int kAllDepths = -1;
+
+/// The ring depths to run for --pipe-depth: every one of `offered` for kAllDepths, else the one
+/// resolve_pipe_depth gives. Throws UsageError as it does.
+std::vector<int> resolve_pipe_depths(int requested, const std::vector<int>& offered, const std::string& step_name);
 
 /// The ring depth to build from --pipe-depth (0: not given): one of `offered` (the step's depths, default
 /// first), or the default. A step without a ring (`offered` empty) refuses the flag and gets Variant's

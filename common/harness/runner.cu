@@ -155,6 +155,8 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
 int run_step(const StepSpec& spec, int argc, char** argv) {
   Options opt;
   Variant variant;
+  std::vector<int> depths;  // --pipe-depth all: each depth the step offers
+  std::vector<InitMode> inits;  // --init both: int, then random
   try {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
@@ -170,10 +172,14 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     if (variant.brk != Break::kNone && !spec.break_variants)
       throw UsageError("this build of " + std::string(spec.name) + " has no --break variants: reconfigure with "
                        "-DHG_BREAK_VARIANTS=ON (the test preset sets it) and rebuild");
-    variant.pipe_depth = resolve_pipe_depth(opt.pipe_depth, spec.pipe_depths, spec.name);
+    depths = resolve_pipe_depths(opt.pipe_depth, spec.pipe_depths, spec.name);
+    if (opt.init_both) inits = {InitMode::kInt, InitMode::kRandom};
+    if (depths.size() * inits.size() > 1 && (opt.bench || !opt.save_dir.empty()))
+      throw UsageError("--bench and --save take one variant: give one --pipe-depth and one --init");
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);
+    if (inits.empty()) inits = {opt.init};
   } catch (const UsageError& e) {
     const bool hinted = std::string(e.what()).find("--help") != std::string::npos ||
                         std::string(e.what()).find("--break list") != std::string::npos;
@@ -181,7 +187,20 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    return run(spec, opt, variant);
+    // Several variants run in turn in this one process (a GPU process's start is the costly part of a short
+    // test): each prints its line; a CUDA error, a deadlock or no GPU ends the run, a failed check does not.
+    int worst = kExitPass;
+    for (int depth : depths) {
+      for (InitMode init : inits) {
+        Options one = opt;
+        one.init = init;
+        variant.pipe_depth = depth;
+        const int rc = run(spec, one, variant);
+        if (rc != kExitPass && rc != kExitFail) return rc;
+        if (rc == kExitFail) worst = kExitFail;
+      }
+    }
+    return worst;
   } catch (const DeadlockError& e) {  // the watchdog stopped a wait that would never have completed
     std::fprintf(stderr, "%s: %s\n", spec.name, e.what());
     return kExitCuda;
