@@ -26,12 +26,5 @@ hg_step_runs(${step} 16384x4096x1024 --m 16384 --n 4096 --k 1024)
 hg_gpu_test(${step}/same_bits_5120x5120x2048 $<TARGET_FILE:${step}> --repeat 5)
 hg_gpu_test(${step}/same_bits_one_tile_256x256x8192 $<TARGET_FILE:${step}> --repeat 5 --m 256
             --n 256 --k 8192)
-hg_break_test(${step} no-part-wait --init int --m 256 --n 256 --k 8192)  # 32 owners' reads race their parts
-hg_break_test(${step} short-empty-count --init int)
-hg_break_test(${step} one-half-bytes --init int)
-hg_break_test(${step} no-empty-wait --init int)
-hg_break_test(${step} no-acc-empty-wait --init int)  # Blackwell only: skipped on Hopper
-hg_break_test(${step} no-store-wait --init int --m 4096 --n 4096 --k 64)
-hg_break_test(${step} no-exit-cluster-sync --init int --m 2048 --n 2048 --k 64)  # tolerated by the H200 (steps.json): must only end
 hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 576)
 hg_sanitizer_test(${step} "one_tile_split/" --init int --m 256 --n 256 --k 2048)

@@ -11,6 +11,5 @@ foreach(seed 1 2 3)
   hg_step_runs(${step} seed${seed} --seed ${seed})
 endforeach()
 hg_gpu_test(${step}/bench $<TARGET_FILE:${step}> --bench --iters 20 --warmup 2)
-hg_break_test(${step} no-cta-sync --init int)  # tolerated by the H200 (steps.json): must only end
 hg_sanitizer_test(${step} "" --init int)
 hg_break_sass_test(${step} no-cta-sync bar-sync kNoCtaSync)

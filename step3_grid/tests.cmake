@@ -9,7 +9,6 @@ hg_step_runs(${step} 256x384x192 --m 256 --n 384 --k 192)
 hg_step_runs(${step} 4096x2048x1024 --m 4096 --n 2048 --k 1024)
 hg_step_runs(${step} 8192x8192x8192 --m 8192 --n 8192 --k 8192)
 hg_step_runs(${step} default_seed3 --seed 3)
-hg_break_test(${step} swap-tile-offsets --init int)
 # A problem larger than the GPU's memory is refused with exit code 2 before any allocation.
 hg_gpu_test(${step}/too_big_for_memory ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "of GPU memory"
             $<TARGET_FILE:${step}> --m 1048576 --n 1048576 --k 64)

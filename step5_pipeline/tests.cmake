@@ -10,6 +10,4 @@ hg_ring_runs(${step} 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)  # 5 K 
 hg_ring_runs(${step} 4096x2048x1024 --m 4096 --n 2048 --k 1024)
 hg_step_runs(${step} 8192x8192x8192 --m 8192 --n 8192 --k 8192)
 hg_step_runs(${step} default_seed2 --seed 2)
-hg_break_test(${step} no-tma-phase-flip --init int)
-hg_break_test(${step} no-wgmma-wait --init int)
 hg_sanitizer_ring_tests(${step} --init int --m 256 --n 384 --k 320)  # at every depth it offers

@@ -5,8 +5,6 @@ set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_step4_tma} cp.async.bulk.wait_group.
 set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_step4_tma} cp.async.bulk.wait_group.read)
 hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:${step}> --k 100)
 hg_persistent_runs(${step})
-hg_break_test(${step} reset-phase-per-tile --init int --m 4096 --n 2048 --k 192)  # ~2 tiles per CTA
-hg_break_test(${step} no-store-wait --init int --m 4096 --n 4096 --k 64)  # tolerated by the H200 (steps.json): must only end
 # At every depth it offers; 288 tiles: some CTAs take 2.
 hg_sanitizer_ring_tests(${step} --init int --m 2304 --n 2048 --k 192)
 hg_break_sass_test(${step} no-store-wait bulk-wait kNoStoreWait)

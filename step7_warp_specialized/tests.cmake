@@ -16,11 +16,6 @@ hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:${st
 hg_persistent_runs(${step})
 hg_ring_runs(${step} 384x256x320_seed5 --m 384 --n 256 --k 320 --seed 5)
 hg_step_runs(${step} 16384x4096x1024 --m 16384 --n 4096 --k 1024)
-hg_break_test(${step} no-empty-wait --init int)
-hg_break_test(${step} no-acc-empty-wait --init int)  # Blackwell only: skipped on Hopper
-# The consumers reuse their staging tile while the other consumer computes: with 1-K-tile tiles the next
-# epilogue overwrites it before the store has read it (caught on the H200, unlike steps 4 and 6).
-hg_break_test(${step} no-store-wait --init int --m 4096 --n 4096 --k 64)
 # At its default depth (4) and at 2, where the producer waits on "empty" most often.
 hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 192)
 hg_sanitizer_test(${step} "depth2/" --init int --m 2304 --n 2048 --k 192 --pipe-depth 2)
