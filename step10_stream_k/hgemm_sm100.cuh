@@ -111,10 +111,6 @@ constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  
 // One flag per (worker, rank, consumer): the epilogue that wrote the part signals it, and only the same
 // epilogue of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
-// Default split: the Hopper sweep's choice (docs/lab_step10_stream_k.md), not measured on Blackwell: one whole
-// round joins the left-over tiles in the stream-K region, no share is shorter than 4 K tiles, and the split is
-// taken only where it shortens the longest worker by at least 10%.
-constexpr int kSkRounds = 1, kMinShare = 4, kMinSavingPct = 10;
 // The pair tiles of an M x N problem (M, N multiples of 128), rows and columns rounded up: the kernel walks them,
 // and the host plans the stream-K split over them.
 struct PairTiles {
@@ -381,10 +377,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// the tensor maps (A and B in boxes of 128 rows x 64, each CTA loads two A blocks and its 128 rows of B; D in
-/// 128 x 64, one epilogue chunk), the stream-K plan for that many workers, and the workspace and flags
-/// (common/kernel/stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
+/// 128 x 64, one epilogue chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and the
+/// workspace and flags (common/kernel/stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
-hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
   using S = Smem<PIPE_DEPTH>;
   static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
@@ -403,8 +399,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
   const PairTiles tiles = pair_tiles(g.m, g.n);
   const hg::StreamKPlan plan =
-      hg::plan_stream_k(tiles.m * tiles.n, g.k / BLK_K, pairs, hg::stream_k_min_share(kMinShare),
-                        hg::stream_k_rounds(kSkRounds), hg::stream_k_min_saving(kMinSavingPct));
+      hg::plan_stream_k(tiles.m * tiles.n, g.k / BLK_K, pairs, knobs.min_share, knobs.rounds, knobs.min_saving_pct);
   // The break's owner reads the parts without their flags: a workspace filled with NaN before each launch shows
   // every part read before it was written.
   auto buffers = std::make_shared<hg::StreamKBuffers>(size_t(pairs) * kSlotQuads * sizeof(float4),

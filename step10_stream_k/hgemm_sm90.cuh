@@ -106,10 +106,6 @@ constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  
 // One flag per (worker, rank, consumer): the consumer that wrote the part signals it, and only the same consumer
 // of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
-// Default split, chosen by the sweep on docs/lab_step10_stream_k.md: one whole round joins the left-over tiles
-// in the stream-K region, no share is shorter than 4 K tiles, and the split is taken only where it shortens the
-// longest worker by at least 10% (less did not pay for the workspace's round trip on the H200).
-constexpr int kSkRounds = 1, kMinShare = 4, kMinSavingPct = 10;
 
 // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
 __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
@@ -359,10 +355,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// the tensor maps (A in 128-row boxes, B in 128-row boxes, half a 256-row tile per CTA, D in 64 x 64 boxes, one
-/// consumer's chunk), the stream-K plan for that many workers, and the workspace and flags (common/kernel/
-/// stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
+/// consumer's chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and the workspace and flags
+/// (common/kernel/stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
-hg::Launcher prepare_variant(const hg::GemmArgs& g) {
+hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
   using S = Smem<PIPE_DEPTH>;
   static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
@@ -378,8 +374,8 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g) {
   // the part must be running, not queued behind the spinning CTAs.
   const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
   const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
-  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, hg::stream_k_min_share(kMinShare),
-                                                 hg::stream_k_rounds(kSkRounds), hg::stream_k_min_saving(kMinSavingPct));
+  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs.min_share, knobs.rounds,
+                                                 knobs.min_saving_pct);
   // The break's owner reads the parts without their flags: a workspace filled with NaN before each launch shows
   // every part read before it was written.
   auto buffers = std::make_shared<hg::StreamKBuffers>(size_t(pairs) * kSlotQuads * sizeof(float4),

@@ -1,8 +1,8 @@
 // CPU tests of the stream-K plan and walk (common/kernel/stream_k.hpp) that step 10's kernels run: for many shapes
 // and grid sizes every (tile, K tile) is computed exactly once, every split tile is finished once by its owner (the
 // holder of its K tile 0), every part is its worker's first unit (one workspace slot per worker), and a replay of
-// the workers in random orders never deadlocks and always adds a tile's parts in the same order; and the sweep's
-// environment knobs (common/kernel/stream_k_host.hpp) fall back to the defaults and refuse bad values.
+// the workers in random orders never deadlocks and always adds a tile's parts in the same order. The split's knobs
+// on the command line (--sk-*) are tested with the rest of the command line (test_cli.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "common/kernel/stream_k.hpp"
-#include "common/kernel/stream_k_host.hpp"
 
 using hg::plan_stream_k;
 using hg::StreamKPlan;
@@ -212,32 +211,3 @@ TEST_CASE("stream-K plan: the shapes of step 10's page") {
   CHECK(few.max_iters() == 2);
 }
 
-TEST_CASE("stream-K knobs: the sweep's environment variables, or the kernel's defaults; bad values refused by name") {
-  ::unsetenv("HG_SK_MIN_SHARE");
-  ::unsetenv("HG_SK_ROUNDS");
-  ::unsetenv("HG_SK_MIN_SAVING");
-  CHECK(hg::stream_k_min_share(4) == 4);
-  CHECK(hg::stream_k_rounds(1) == 1);
-  CHECK(hg::stream_k_min_saving(10) == 10);
-  ::setenv("HG_SK_MIN_SHARE", "8", 1);
-  ::setenv("HG_SK_ROUNDS", "0", 1);
-  ::setenv("HG_SK_MIN_SAVING", "0", 1);
-  CHECK(hg::stream_k_min_share(4) == 8);
-  CHECK(hg::stream_k_rounds(1) == 0);
-  CHECK(hg::stream_k_min_saving(10) == 0);
-  for (const char* bad : {"0", "-3", "4x", "x", "1000001"}) {
-    CAPTURE(bad);
-    ::setenv("HG_SK_MIN_SHARE", bad, 1);
-    try {
-      (void)hg::stream_k_min_share(4);
-      FAIL("accepted HG_SK_MIN_SHARE=" << bad);
-    } catch (const std::invalid_argument& e) {
-      CHECK(std::string(e.what()).find("HG_SK_MIN_SHARE") != std::string::npos);
-    }
-  }
-  ::setenv("HG_SK_ROUNDS", "-1", 1);
-  CHECK_THROWS_AS(hg::stream_k_rounds(1), std::invalid_argument);
-  ::unsetenv("HG_SK_MIN_SHARE");
-  ::unsetenv("HG_SK_ROUNDS");
-  ::unsetenv("HG_SK_MIN_SAVING");
-}

@@ -57,8 +57,9 @@ int run(const hg::BenchOptions& args) {
   std::vector<hg::Contestant> ladder;
   for (const hg::StepSpec& step : hg::ladder_steps()) {
     const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
-    const hg::Variant variant{hg::Break::kNone, step.pipe_depths.empty() ? hg::Variant{}.pipe_depth
-                                                                           : step.pipe_depths.front()};
+    const hg::Variant variant{hg::Break::kNone,
+                              step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(),
+                              args.stream_k};
     ladder.push_back(
         {step.name, step.label, [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }});
   }
@@ -90,6 +91,8 @@ int run(const hg::BenchOptions& args) {
        << ",\n  \"methods\": {\"burst\": {\"settle_ms\": 0}, \"sustained\": {\"settle_ms\": " << args.settle_ms
        << "}},\n  \"settle_ms\": " << args.settle_ms
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
+       << ",\n  \"stream_k\": {\"min_share\": " << args.stream_k.min_share << ", \"rounds\": " << args.stream_k.rounds
+       << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct << "}"
        << ",\n  \"csv\": \"ladder.csv\"\n}\n";
   if (!csv || !json || !raw)
     throw hg::UsageError("cannot write " + csv_path + ", " + json_path + " or " + samples_path);

@@ -40,14 +40,16 @@ std::string bench_usage(const std::string& tool) {
   const std::string indent(std::string("usage: ").size() + tool.size() + 1, ' ');
   return "usage: " + tool + " [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n" +
          indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" +
-         indent + "[--seed S] [--out DIR (default bench_out)]\n" +
+         indent + "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
          "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
          "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
          "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
          "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection),\n"
          "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay), and two whose last\n"
          "round of 256 x 256 tiles is short on 66 CTA pairs: 5120x5120x2048 (400 tiles: 6 rounds and 4 over)\n"
-         "and 2304x4608x8192 (162 tiles: 2 rounds and 30 over), where step 10 splits the last round.\n";
+         "and 2304x4608x8192 (162 tiles: 2 rounds and 30 over), where step 10 splits the last round.\n"
+         "The --sk-* flags set the stream-K split of the steps that have one, as in their verify binaries:\n" +
+         stream_k_usage();
 }
 
 BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool) {
@@ -79,6 +81,8 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool)
       a.seed = uint64_t(parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
       a.out = value;
+    } else if (parse_stream_k_flag(flag, value, a.stream_k)) {
+      // read into a.stream_k
     } else {
       throw UsageError("unknown option '" + flag + "'");
     }
@@ -230,6 +234,7 @@ void print_run_header(const Device& dev, const RunInfo& info, const BenchOptions
               "sustained: each turn after %g ms of settle launches; inputs rotated through more than 2x the L2; "
               "dense fp16 peak %.1f TFLOP/s\n",
               opt.iters, opt.rounds, opt.warmup, opt.settle_ms, dense_fp16_peak(dev.prop));
+  std::printf("stream-K knobs of the steps that have them: %s\n", stream_k_text(opt.stream_k).c_str());
 }
 
 void print_bench_tables(const std::vector<BenchRow>& rows, const BenchOptions& opt, const char* key,

@@ -23,6 +23,7 @@ struct BenchOptions {
   double settle_ms = 50;  ///< the sustained method: untimed launches of a kernel before its turn in each round
   uint64_t seed = 1;
   std::string out = "bench_out";
+  StreamKKnobs stream_k;  ///< --sk-*: the split of the steps that have one (the verify binaries' flags)
 };
 
 /// 4096^3, 8192^3, 4096 x 14336 x 4096, 16384 x 4096 x 1024, and the two with a short last round of 256 x 256

@@ -120,7 +120,8 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
-                             flag == "--settle-ms" || flag == "--repeat";
+                             flag == "--settle-ms" || flag == "--repeat" || flag == "--sk-min-share" ||
+                             flag == "--sk-rounds" || flag == "--sk-min-saving";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -151,11 +152,37 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
     else if (flag == "--repeat") opt.repeat = int(parse_bounded(flag, value, 0, 1000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
+    else if (parse_stream_k_flag(flag, value, opt.stream_k)) opt.stream_k_given = true;  // the step checks it has them
     else if (flag == "--pipe-depth" && value == "all") opt.pipe_depth = kAllDepths;
     else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
   }
   return opt;
+}
+
+bool parse_stream_k_flag(const std::string& flag, const std::string& value, StreamKKnobs& knobs) {
+  if (flag == "--sk-min-share") knobs.min_share = int(parse_bounded(flag, value, 1, 1000000));
+  else if (flag == "--sk-rounds") knobs.rounds = int(parse_bounded(flag, value, 0, 1000));
+  else if (flag == "--sk-min-saving") knobs.min_saving_pct = int(parse_bounded(flag, value, 0, 100));
+  else return false;
+  return true;
+}
+
+std::string stream_k_usage() {
+  const StreamKKnobs d;
+  std::ostringstream out;
+  out << "  --sk-min-share N        stream-K: the shortest share of a worker, in K tiles, 1 to 1000000; larger\n"
+      << "                          than any tile's K tiles turns the split off (default " << d.min_share << ")\n"
+      << "  --sk-rounds N           stream-K: whole rounds of tiles added to the split region, 0 to 1000\n"
+      << "                          (default " << d.rounds << ")\n"
+      << "  --sk-min-saving P       stream-K: split only if the longest worker gets P% shorter, 0 to 100\n"
+      << "                          (default " << d.min_saving_pct << ")\n";
+  return out.str();
+}
+
+std::string stream_k_text(const StreamKKnobs& knobs) {
+  return "sk_min_share=" + std::to_string(knobs.min_share) + " sk_rounds=" + std::to_string(knobs.rounds) +
+         " sk_min_saving=" + std::to_string(knobs.min_saving_pct);
 }
 
 std::vector<int> resolve_pipe_depths(int requested, const std::vector<int>& offered, const std::string& step_name) {
@@ -229,7 +256,7 @@ void prepare_save_dir(const std::string& dir) {
 }
 
 std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
-                  const std::vector<int>& pipe_depths) {
+                  const std::vector<int>& pipe_depths, bool stream_k_knobs) {
   const Options d;  // the defaults of everything but the shape
   std::ostringstream out;
   out << step_name << ": " << what_it_adds << "\n"
@@ -258,6 +285,7 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
   if (!pipe_depths.empty())
     out << "  --pipe-depth N|all      stages of the shared-memory ring: " << join(pipe_depths) << " (default "
         << pipe_depths.front() << "); all: each in turn\n";
+  if (stream_k_knobs) out << stream_k_usage();
   out
       << "  --help, -h              print this help and exit\n"
       << "With --init both" << (pipe_depths.empty() ? "" : " or --pipe-depth all")

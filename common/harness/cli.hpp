@@ -51,6 +51,8 @@ struct Options {
   int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default,
                                          ///< kAllDepths: every depth the step offers (--pipe-depth all)
   int repeat = 0;                        ///< --repeat N: N more launches must reproduce the first's bits
+  StreamKKnobs stream_k;                 ///< --sk-min-share, --sk-rounds, --sk-min-saving (steps with the knob)
+  bool stream_k_given = false;           ///< whether any --sk-* flag was given
   bool help = false;                     ///< --help: print usage, exit 0
 };
 
@@ -84,7 +86,17 @@ void prepare_save_dir(const std::string& dir);
 /// The --help text of a step. `pipe_depths`: the ring depths it accepts, default first (empty: no ring, and
 /// no --pipe-depth line).
 std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
-                  const std::vector<int>& pipe_depths = {});
+                  const std::vector<int>& pipe_depths = {}, bool stream_k_knobs = false);
+
+/// Parses one --sk-* flag into `knobs` (true), or returns false for another flag. Throws UsageError for a value
+/// out of range. Shared by the verify binaries and the benchmark.
+bool parse_stream_k_flag(const std::string& flag, const std::string& value, StreamKKnobs& knobs);
+
+/// The --sk-* lines of a --help text.
+std::string stream_k_usage();
+
+/// "sk_min_share=4 sk_rounds=1 sk_min_saving=10": the knobs as the result lines print them.
+std::string stream_k_text(const StreamKKnobs& knobs);
 
 const char* to_string(InitMode mode);
 const char* to_string(ArchChoice arch);

@@ -141,6 +141,7 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
 
   std::string variant_text;
   if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
+  if (spec.stream_k_knobs) variant_text += " " + stream_k_text(variant.stream_k);
   if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
   const bool pass = report.pass && same_bits;
   std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s%s %s%s\n", spec.name,
@@ -160,7 +161,8 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
   try {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
-      std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths).c_str());
+      std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths,
+                              spec.stream_k_knobs).c_str());
       std::printf("\n%s", break_list(spec.breaks, spec.tolerated_sm90, spec.name).c_str());
       return kExitPass;
     }
@@ -173,6 +175,9 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
       throw UsageError("this build of " + std::string(spec.name) + " has no --break variants: reconfigure with "
                        "-DHG_BREAK_VARIANTS=ON (the test preset sets it) and rebuild");
     depths = resolve_pipe_depths(opt.pipe_depth, spec.pipe_depths, spec.name);
+    if (opt.stream_k_given && !spec.stream_k_knobs)
+      throw UsageError(std::string(spec.name) + " has no stream-K split: the --sk-* flags are for the steps that have one");
+    variant.stream_k = opt.stream_k;
     if (opt.init_both) inits = {InitMode::kInt, InitMode::kRandom};
     if (depths.size() * inits.size() > 1 && (opt.bench || !opt.save_dir.empty()))
       throw UsageError("--bench and --save take one variant: give one --pipe-depth and one --init");

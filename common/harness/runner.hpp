@@ -24,6 +24,7 @@ struct StepSpec {
   const char* label = "";             ///< a few words for the benchmark's table
   std::vector<Break> tolerated_sm90 = {};  ///< the switches an H200 runs correctly in this step (--break list says why)
   bool break_variants = true;  ///< whether the broken instances were compiled (CMake option HG_BREAK_VARIANTS)
+  bool stream_k_knobs = false;  ///< whether its kernels take the split's knobs (--sk-*; steps.json "knobs")
 };
 
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,

@@ -17,6 +17,8 @@
 #include <string>
 #include <type_traits>
 
+#include "common/kernel/stream_k.hpp"  // StreamKKnobs
+
 #include "common/kernel/hd.hpp"
 
 namespace hg {
@@ -97,10 +99,11 @@ constexpr bool has_break(KernelArch arch, Break brk) {
   return true;
 }
 
-/// Which instance of a step's kernel to build.
+/// Which instance of a step's kernel to build, and the run-time knobs of the steps that have them.
 struct Variant {
   Break brk = Break::kNone;  ///< the real kernel, or one with a contract switched off
   int pipe_depth = 2;        ///< stages of the shared-memory ring (--pipe-depth); kernels without a ring ignore it
+  StreamKKnobs stream_k;     ///< the split of step 10's last round (--sk-*); its steps.json entry says "knobs"
 };
 
 /// Enqueues one launch of a prepared kernel on a stream. Preparing (shared-memory size, grid, tensor maps)

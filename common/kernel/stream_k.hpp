@@ -60,6 +60,18 @@ struct StreamKPlan {
   }
 };
 
+/// The split's three knobs (the verify binary's and the benchmark's --sk-min-share, --sk-rounds, --sk-min-saving),
+/// with their defaults, chosen by the sweep on docs/lab_step10_stream_k.md: one whole round joins the left-over
+/// tiles in the stream-K region, no share is shorter than 4 K tiles, and the split is taken only where it shortens
+/// the longest worker by at least 10% (less did not pay for the workspace's round trip on the H200; Blackwell uses
+/// the same, unmeasured there). A min_share
+/// larger than any tile's K tiles (e.g. 100000) turns the split off: plain step 9.
+struct StreamKKnobs {
+  int min_share = 4;        ///< K tiles, >= 1: the shortest share of a worker in the stream-K region
+  int rounds = 1;           ///< >= 0: whole rounds added to the stream-K region
+  int min_saving_pct = 10;  ///< 0 to 100: the least saving of the longest worker for which the plan splits
+};
+
 /// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers: the tiles % workers left over plus
 /// `sk_rounds` whole rounds (when there are that many) go to the stream-K region, divided over as many workers
 /// as keep every share at least min_share K tiles long (min_share >= 1); no split when it would not shorten the

@@ -1,10 +1,6 @@
 // common/kernel/stream_k_host.cpp: see stream_k_host.hpp.
 #include "common/kernel/stream_k_host.hpp"
 
-#include <cstdlib>
-#include <stdexcept>
-#include <string>
-
 #include "common/kernel/check.cuh"
 
 namespace hg {
@@ -29,24 +25,5 @@ uint32_t StreamKBuffers::next_epoch(cudaStream_t stream) {
   if (poison_) HG_CUDA_CHECK(cudaMemsetAsync(workspace_, 0xff, workspace_bytes_, stream));  // 0xffffffff: NaN
   return epoch_;
 }
-
-namespace {
-
-int from_env(const char* name, int default_value, int lo) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return default_value;
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (*end != '\0' || v < lo || v > 1000000)
-    throw std::invalid_argument(std::string(name) + " must be an integer from " + std::to_string(lo) +
-                                " to 1000000, got '" + text + "' (unset it for the kernel's default)");
-  return int(v);
-}
-
-}  // namespace
-
-int stream_k_min_share(int default_value) { return from_env("HG_SK_MIN_SHARE", default_value, 1); }
-int stream_k_rounds(int default_value) { return from_env("HG_SK_ROUNDS", default_value, 0); }
-int stream_k_min_saving(int default_value) { return from_env("HG_SK_MIN_SAVING", default_value, 0); }
 
 }  // namespace hg

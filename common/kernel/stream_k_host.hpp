@@ -1,5 +1,6 @@
 // common/kernel/stream_k_host.hpp: the host side of step 10's stream-K kernels: their workspace and flags, the
-// launch counter (epoch) that makes clearing the flags unnecessary, and the two knobs of the split's sweep.
+// launch counter (epoch) that makes clearing the flags unnecessary. The split's knobs are hg::StreamKKnobs
+// (common/kernel/stream_k.hpp), set on the command line.
 //
 // A part of a split tile is published by storing the launch's epoch into its flag (release); the owner waits
 // until the flag holds this launch's epoch (acquire). Each launch gets the next epoch, so a flag left by an earlier
@@ -39,13 +40,5 @@ class StreamKBuffers {
   uint32_t epoch_ = 0;
 };
 
-/// The split's two parameters, from the kernel's defaults unless the sweep on docs/lab_step10_stream_k.md sets
-/// HG_SK_MIN_SHARE (K tiles, >= 1) or HG_SK_ROUNDS (whole rounds in the stream-K region, >= 0; a large
-/// min_share, e.g. 100000, turns the split off: plain step 9). A value that is not a number in range is refused
-/// with an error naming the variable.
-int stream_k_min_share(int default_value);
-int stream_k_rounds(int default_value);
-/// HG_SK_MIN_SAVING: the least saving, in percent of the longest worker's iterations, for which the plan splits.
-int stream_k_min_saving(int default_value);
 
 }  // namespace hg
