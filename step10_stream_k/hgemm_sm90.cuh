@@ -115,8 +115,9 @@ __device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2; 
 // 48 KiB; with the 32 KiB of staging boxes, 4 stages fill the 227 KiB a CTA may use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: kSlotQuads float4
-// per worker. flags: kFlagsPerWorker per worker; a part of this launch is published when its flag holds `epoch`,
-// a number the host never gives two launches on the same flags, so no launch has to clear them.
+// per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of this launch is published when
+// its flag holds `epoch`, a number the host never gives two launches on the same flags, so no launch has to clear
+// them. Without a split (plan.sk_tiles == 0) no unit is a part: workspace and flags are null and never touched.
 template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
@@ -376,14 +377,20 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs.min_share, knobs.rounds,
                                                  knobs.min_saving_pct);
-  // The break's owner reads the parts without their flags: a workspace filled with NaN before each launch shows
-  // every part read before it was written.
-  auto buffers = std::make_shared<hg::StreamKBuffers>(size_t(pairs) * kSlotQuads * sizeof(float4),
-                                                      size_t(pairs) * kFlagsPerWorker, BREAK == hg::Break::kNoPartWait);
+  // Only a plan that splits uses the workspace and the flags: a slot per worker of the stream-K region (only they
+  // write parts). The break's owner reads the parts without their flags: a workspace filled with NaN before each
+  // launch shows every part read before it was written.
+  std::shared_ptr<hg::StreamKBuffers> buffers;
+  if (plan.sk_tiles > 0)
+    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * kSlotQuads * sizeof(float4),
+                                                   size_t(plan.sk_workers) * kFlagsPerWorker,
+                                                   BREAK == hg::Break::kNoPartWait);
   return [=](cudaStream_t stream) {
-    const uint32_t epoch = buffers->next_epoch(stream);
+    const uint32_t epoch = buffers ? buffers->next_epoch(stream) : 0;  // no split: no parts to publish
+    float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
+    uint32_t* flags = buffers ? buffers->flags() : nullptr;
     hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
-                     tmap_d, g.m, g.n, g.k, plan, static_cast<float4*>(buffers->workspace()), buffers->flags(), epoch);
+                     tmap_d, g.m, g.n, g.k, plan, workspace, flags, epoch);
   };
 }
 

@@ -28,3 +28,10 @@ hg_gpu_test(${step}/same_bits_one_tile_256x256x8192 $<TARGET_FILE:${step}> --rep
             --n 256 --k 8192)
 hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 576)
 hg_sanitizer_test(${step} "one_tile_split/" --init int --m 256 --n 256 --k 2048)
+# A captured launch would replay its epoch (stale parts would pass): where the plan splits, capture is refused with
+# a clear error; where it does not (one K tile), the graph's replays give the direct launch's bits.
+add_test(NAME gpu/${step}/graph_refused_where_split
+         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 3 "cannot be captured into a CUDA graph" $<TARGET_FILE:${step}>
+                 --init int --graph 3)
+set_tests_properties(gpu/${step}/graph_refused_where_split PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+hg_gpu_test(${step}/graph_replays_without_split $<TARGET_FILE:${step}> --init int --graph 3 --m 2304 --n 4608 --k 64)

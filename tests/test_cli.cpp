@@ -314,6 +314,13 @@ TEST_CASE("--sk-*: the stream-K knobs, their defaults from one place, bounds ref
   CHECK(!contains(hg::usage("step9_demo", "no split", hg::Shape{128, 128, 64}, {4}), "--sk-"));
 }
 
+TEST_CASE("--graph N: replays of a captured launch, bounded like --repeat") {
+  CHECK(parse({}).graph == 0);
+  CHECK(parse({"--graph", "3"}).graph == 3);
+  check_refused({"--graph", "1001"}, {"--graph must be between 0 and 1000"});
+  CHECK(contains(hg::usage("s", "x", hg::Shape{128, 128, 64}), "--graph N"));
+}
+
 TEST_CASE("--init both and --pipe-depth all: several variants in one process") {
   CHECK(parse({"--init", "both"}).init_both);
   CHECK_FALSE(parse({"--init", "both", "--init", "int"}).init_both);  // the last one counts

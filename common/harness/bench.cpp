@@ -147,7 +147,8 @@ bool bench_shape(const Shape& s, const std::vector<Contestant>& contestants, con
     r.extra = c.extra;
     const VerifyReport rep = run_and_verify(
         [&](const GemmArgs& g) {
-          c.prepare(g)(stream);
+          const Launcher launch = c.prepare(g);  // alive until the kernel is checked: it owns buffers the launch uses
+          launch(stream);
           check_kernel("the " + c.name + " kernel", stream);
         },
         check, InitMode::kRandom, stream);

@@ -120,7 +120,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
-                             flag == "--settle-ms" || flag == "--repeat" || flag == "--sk-min-share" ||
+                             flag == "--settle-ms" || flag == "--repeat" || flag == "--graph" || flag == "--sk-min-share" ||
                              flag == "--sk-rounds" || flag == "--sk-min-saving";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
@@ -151,6 +151,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--iters") opt.iters = int(parse_bounded(flag, value, 1, 100000));
     else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
     else if (flag == "--repeat") opt.repeat = int(parse_bounded(flag, value, 0, 1000));
+    else if (flag == "--graph") opt.graph = int(parse_bounded(flag, value, 0, 1000));
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
     else if (parse_stream_k_flag(flag, value, opt.stream_k)) opt.stream_k_given = true;  // the step checks it has them
     else if (flag == "--pipe-depth" && value == "all") opt.pipe_depth = kAllDepths;
@@ -280,6 +281,8 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << d.settle_ms << ")\n"
       << "  --repeat N              after verifying, launch N more times, 0 to 1000: every output bit must\n"
       << "                          equal the first launch's (default 0)\n"
+      << "  --graph N               after verifying, capture one launch into a CUDA graph and replay it N\n"
+      << "                          times, 0 to 1000: every output bit must equal the first launch's (default 0)\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
   if (!pipe_depths.empty())

@@ -51,6 +51,7 @@ struct Options {
   int pipe_depth = 0;                    ///< --pipe-depth N: stages of the ring (steps with one); 0: default,
                                          ///< kAllDepths: every depth the step offers (--pipe-depth all)
   int repeat = 0;                        ///< --repeat N: N more launches must reproduce the first's bits
+  int graph = 0;                         ///< --graph N: one launch captured in a CUDA graph, replayed N times, the same
   StreamKKnobs stream_k;                 ///< --sk-min-share, --sk-rounds, --sk-min-saving (steps with the knob)
   bool stream_k_given = false;           ///< whether any --sk-* flag was given
   bool help = false;                     ///< --help: print usage, exit 0

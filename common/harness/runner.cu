@@ -37,25 +37,57 @@ void save_npy(const std::string& dir, const GemmArgs& g) {
 
 /// --repeat N: launches the verified kernel N more times on the same inputs, D poisoned before each, and compares
 /// every output bit with the first launch's. Returns "" when all are identical, else what differed.
-std::string repeat_launches(const Launcher& launch, const GemmArgs& g, int repeat, const std::string& kernel_name,
-                            cudaStream_t stream) {
-  const size_t count = size_t(g.m) * size_t(g.n);
-  std::vector<uint16_t> first(count), again(count);
-  HG_CUDA_CHECK(cudaMemcpy(first.data(), g.D, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-  for (int r = 1; r <= repeat; ++r) {
-    poison_matrix(g.D, int64_t(count), stream);
-    launch(stream);
-    check_kernel(kernel_name + " (repeated launch)", stream);
-    HG_CUDA_CHECK(cudaMemcpy(again.data(), g.D, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+/// Relaunches with `relaunch` `count` times, poisoning D before each, and compares every output bit with what the
+/// first launch left in D. Returns "" when all match, else where the first differing relaunch differs.
+std::string same_bits(const std::function<void()>& relaunch, const GemmArgs& g, int count, const char* what,
+                      const std::string& kernel_name, cudaStream_t stream) {
+  const size_t outputs = size_t(g.m) * size_t(g.n);
+  std::vector<uint16_t> first(outputs), again(outputs);
+  HG_CUDA_CHECK(cudaMemcpy(first.data(), g.D, outputs * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  for (int r = 1; r <= count; ++r) {
+    poison_matrix(g.D, int64_t(outputs), stream);
+    relaunch();
+    check_kernel(kernel_name + " (" + what + ")", stream);
+    HG_CUDA_CHECK(cudaMemcpy(again.data(), g.D, outputs * sizeof(uint16_t), cudaMemcpyDeviceToHost));
     size_t differ = 0, where = 0;
-    for (size_t i = 0; i < count; ++i)
+    for (size_t i = 0; i < outputs; ++i)
       if (first[i] != again[i] && differ++ == 0) where = i;
     if (differ > 0)
-      return "launch " + std::to_string(r + 1) + " differs from launch 1 in " + std::to_string(differ) + " of " +
-             std::to_string(count) + " outputs (first at row " + std::to_string(where / size_t(g.n)) + ", column " +
-             std::to_string(where % size_t(g.n)) + ")";
+      return std::string(what) + " " + std::to_string(r) + " differs from launch 1 in " + std::to_string(differ) +
+             " of " + std::to_string(outputs) + " outputs (first at row " + std::to_string(where / size_t(g.n)) +
+             ", column " + std::to_string(where % size_t(g.n)) + ")";
   }
   return "";
+}
+
+/// --graph N: one launch captured into a CUDA graph (cudaStreamBeginCapture), replayed N times, each replay must
+/// give the first launch's bits. A launcher that refuses capture throws; the capture is ended first.
+std::string graph_replays(const Launcher& launch, const GemmArgs& g, int replays, const std::string& kernel_name,
+                          cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  HG_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    launch(stream);
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);  // leave the stream usable; the launcher's error is the one to report
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    throw;
+  }
+  HG_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  HG_CUDA_CHECK(made);
+  std::string diff;
+  try {
+    diff = same_bits([&] { HG_CUDA_CHECK(cudaGraphLaunch(exec, stream)); }, g, replays, "graph replay", kernel_name,
+                     stream);
+  } catch (...) {
+    cudaGraphExecDestroy(exec);
+    throw;
+  }
+  cudaGraphExecDestroy(exec);
+  return diff;
 }
 
 /// --bench: the step's kernel and cuBLAS, each timed on the same rotating random-normal input sets.
@@ -128,11 +160,16 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
       },
       g, opt.init, stream.s);
   std::string repeat_text;
-  bool same_bits = true;
+  bool identical = true;  // --repeat and --graph: every relaunch gave the first launch's bits
   if (opt.repeat > 0 && report.pass) {
-    const std::string diff = repeat_launches(launch, g, opt.repeat, kernel_name, stream.s);
-    same_bits = diff.empty();
-    repeat_text = " repeat=" + std::to_string(opt.repeat) + (same_bits ? " identical_bits" : " " + diff);
+    const std::string diff = same_bits([&] { launch(stream.s); }, g, opt.repeat, "relaunch", kernel_name, stream.s);
+    identical = identical && diff.empty();
+    repeat_text += " repeat=" + std::to_string(opt.repeat) + (diff.empty() ? " identical_bits" : " " + diff);
+  }
+  if (opt.graph > 0 && report.pass) {
+    const std::string diff = graph_replays(launch, g, opt.graph, kernel_name, stream.s);
+    identical = identical && diff.empty();
+    repeat_text += " graph=" + std::to_string(opt.graph) + (diff.empty() ? " identical_bits" : " " + diff);
   }
 
   if (!opt.save_dir.empty()) save_npy(opt.save_dir, g);
@@ -143,7 +180,7 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
   if (spec.stream_k_knobs) variant_text += " " + stream_k_text(variant.stream_k);
   if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
-  const bool pass = report.pass && same_bits;
+  const bool pass = report.pass && identical;
   std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s%s %s%s\n", spec.name,
               to_string(dev.arch), dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
               (unsigned long long)opt.seed, variant_text.c_str(), report.summary().c_str(), repeat_text.c_str(),

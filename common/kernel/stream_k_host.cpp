@@ -1,6 +1,8 @@
 // common/kernel/stream_k_host.cpp: see stream_k_host.hpp.
 #include "common/kernel/stream_k_host.hpp"
 
+#include <stdexcept>
+
 #include "common/kernel/check.cuh"
 
 namespace hg {
@@ -9,7 +11,8 @@ StreamKBuffers::StreamKBuffers(size_t workspace_bytes, size_t flag_count, bool p
     : workspace_bytes_(workspace_bytes), flag_count_(flag_count), poison_(poison_each_launch) {
   HG_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes));
   HG_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&flags_), flag_count * sizeof(uint32_t)));
-  HG_CUDA_CHECK(cudaMemset(flags_, 0, flag_count * sizeof(uint32_t)));
+  // Not cleared here: a plain cudaMemset runs on the legacy stream, which the launch's non-blocking stream does not
+  // wait for. The first next_epoch clears the flags on the launch's own stream.
 }
 
 StreamKBuffers::~StreamKBuffers() {
@@ -18,7 +21,15 @@ StreamKBuffers::~StreamKBuffers() {
 }
 
 uint32_t StreamKBuffers::next_epoch(cudaStream_t stream) {
-  if (++epoch_ == 0) {  // wrapped after 2^32 - 1 launches: clear the flags once, then count from 1 again
+  // A graph captured from this launch would replay its epoch, and from the second replay on every flag would
+  // already hold it: owners would add parts not yet written, silently. So capture is refused.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  HG_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    throw std::runtime_error("a stream-K launch that splits tiles cannot be captured into a CUDA graph: its parts are "
+                             "published with a per-launch epoch counted on the host, which every replay would "
+                             "repeat; launch it directly");
+  if (epoch_ == 0 || ++epoch_ == 0) {  // first launch, or wrapped after 2^32 - 1: clear the flags, count from 1
     HG_CUDA_CHECK(cudaMemsetAsync(flags_, 0, flag_count_ * sizeof(uint32_t), stream));
     epoch_ = 1;
   }

@@ -4,9 +4,10 @@
 //
 // A part of a split tile is published by storing the launch's epoch into its flag (release); the owner waits
 // until the flag holds this launch's epoch (acquire). Each launch gets the next epoch, so a flag left by an earlier
-// launch never matches and no launch has to clear the flags first: the flags are zeroed once, at allocation, and
-// again only when the 32-bit counter wraps. Launches that share one StreamKBuffers must run in stream order (one
-// stream): two at once would publish into the same slots.
+// launch never matches and no launch has to clear the flags first: the flags are zeroed on the launch's stream before
+// the first launch, and again only when the 32-bit counter wraps. Launches that share one StreamKBuffers must run in
+// stream order (one stream): two at once would publish into the same slots. A launch cannot be captured into a CUDA
+// graph (next_epoch refuses): a replay would repeat its epoch.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,7 +30,8 @@ class StreamKBuffers {
   void* workspace() const { return workspace_; }
   uint32_t* flags() const { return flags_; }
   /// The epoch of the next launch on `stream` (never 0, the value of a cleared flag). Enqueues the flags' clearing
-  /// when the counter wraps, and the workspace's poisoning when asked for.
+  /// before the first launch and when the counter wraps, and the workspace's poisoning when asked for. Throws
+  /// std::runtime_error while `stream` is being captured into a graph.
   uint32_t next_epoch(cudaStream_t stream);
 
  private:
