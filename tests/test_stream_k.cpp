@@ -89,6 +89,56 @@ std::vector<std::vector<int>> replay(const StreamKPlan& p, uint32_t seed) {
   }
 }
 
+/// A replay under partial residency: at most `resident` workers run at once (another kernel holds the rest of the
+/// GPU, or the grid is larger than what fits), a worker that finishes its units leaves and frees its place, and the
+/// hardware starts the waiting CTA pairs in an order of its choosing (drawn from `seed`). The worker index of a
+/// started pair is its launch index (`ticket` false: the cluster's place in the grid) or its arrival ticket (`ticket`
+/// true: the number of pairs that started before it). Returns false if every running worker waits on a part that no
+/// running worker will write and no place is free: a deadlock.
+bool replay_resident(const StreamKPlan& p, int resident, bool ticket, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<WorkUnit>> prog(size_t(p.workers));
+  for (int w = 0; w < p.workers; ++w) prog[size_t(w)] = units_of(p, w);
+  std::vector<size_t> pc(size_t(p.workers), 0);
+  std::vector<int> published(size_t(p.workers), -1);  // the tile of each worker's published part
+  std::vector<int> waiting_to_start;                   // launch indices the hardware has not started yet
+  for (int w = 0; w < p.workers; ++w) waiting_to_start.push_back(w);
+  std::vector<int> running;  // worker indices
+  int tickets = 0, finished = 0;
+  for (;;) {
+    while (int(running.size()) < resident && !waiting_to_start.empty()) {  // a place is free: a pair starts
+      const size_t pick = rng() % waiting_to_start.size();
+      const int launch_index = waiting_to_start[pick];
+      waiting_to_start.erase(waiting_to_start.begin() + long(pick));
+      running.push_back(ticket ? tickets++ : launch_index);
+    }
+    if (running.empty()) return finished == p.workers;
+    std::vector<size_t> ready;
+    for (size_t r = 0; r < running.size(); ++r) {
+      const int w = running[r];
+      if (pc[size_t(w)] == prog[size_t(w)].size()) {
+        ready.push_back(r);  // leaves
+        continue;
+      }
+      const WorkUnit& u = prog[size_t(w)][pc[size_t(w)]];
+      bool can = true;
+      if (u.k0 == 0 && u.k1 < p.k_tiles)  // an owner waits for the parts of the holders after it
+        for (int v = w + 1; v <= p.last_holder(u.tile); ++v) can = can && published[size_t(v)] == u.tile;
+      if (can) ready.push_back(r);
+    }
+    if (ready.empty()) return false;
+    const size_t r = ready[rng() % ready.size()];
+    const int w = running[r];
+    if (pc[size_t(w)] == prog[size_t(w)].size()) {
+      running.erase(running.begin() + long(r));
+      ++finished;
+      continue;
+    }
+    const WorkUnit u = prog[size_t(w)][pc[size_t(w)]++];
+    if (u.k0 > 0) published[size_t(w)] = u.tile;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("stream-K plan: every (tile, K tile) exactly once, for many shapes and grid sizes") {
@@ -162,6 +212,33 @@ TEST_CASE("stream-K plan: every part is its worker's first unit, and a split til
           }
           for (int o : owned) CHECK(o == 1);
         }
+}
+
+TEST_CASE("stream-K plan: under partial residency, arrival tickets never deadlock; launch indices can") {
+  // Residency of at least two pairs: with tickets the pairs start in worker order, so of the running owners only the
+  // one whose tile spans the started frontier can wait on a pair that has not started; the others wait on first units
+  // already published. With launch indices, a waited-on worker may sit behind waiting owners.
+  int deadlocks_without_ticket = 0, replays = 0;
+  for (const int workers : {4, 8, 66})
+    for (const int k_tiles : {4, 16, 128})
+      for (const int tiles : {1, 2, 5, workers + 3, 2 * workers + 1})
+        for (const int resident : {2, 3, workers / 2}) {
+          CAPTURE(workers);
+          CAPTURE(k_tiles);
+          CAPTURE(tiles);
+          CAPTURE(resident);
+          const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, 1, 1);
+          for (uint32_t seed = 1; seed <= 20; ++seed) {
+            CHECK(replay_resident(p, resident, /*ticket=*/true, seed));
+            deadlocks_without_ticket += replay_resident(p, resident, /*ticket=*/false, seed) ? 0 : 1;
+            ++replays;
+          }
+        }
+  MESSAGE("launch indices deadlocked in " << deadlocks_without_ticket << " of " << replays << " replays");
+  CHECK(deadlocks_without_ticket > 0);  // the replay can see a deadlock: it is the ticket that removes it
+  // With every worker resident, either index is safe (the kernels' stated assumption until now).
+  const StreamKPlan all = plan_stream_k(5, 128, 8, 1, 1);
+  for (uint32_t seed = 1; seed <= 20; ++seed) CHECK(replay_resident(all, all.workers, false, seed));
 }
 
 TEST_CASE("stream-K plan: a replay in any order never deadlocks and adds a tile's parts in one order") {
