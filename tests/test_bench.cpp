@@ -90,3 +90,16 @@ TEST_CASE("write_bench_csv: ladder.csv's columns, then the tool's own, empty whe
                          "pct_peak\n", 0) == 0);
   CHECK_FALSE(hg::write_bench_csv((dir.path / "missing" / "x.csv").string(), {r}, "step"));
 }
+
+TEST_CASE("write_samples_csv: every timed launch with its round, its turn's position and the kernel before it") {
+  hg_test::TempDir dir("hg_samples_csv_");
+  const std::string path = (dir.path / "samples.csv").string();
+  const hg::BenchSample first{{256, 128, 64}, "step6", "burst", 0, 0, "cublas", 0, 0.5};
+  const hg::BenchSample later{{256, 128, 64}, "cublas", "sustained", 3, 2, "step7", 31, 0.25};
+  REQUIRE(hg::write_samples_csv(path, {first, later}, "variant"));
+  CHECK(read(path) ==
+        "m,n,k,variant,method,round,position,after,index,ms\n"
+        "256,128,64,step6,burst,0,0,cublas,0,0.50000\n"
+        "256,128,64,cublas,sustained,3,2,step7,31,0.25000\n");
+  CHECK_FALSE(hg::write_samples_csv((dir.path / "missing" / "x.csv").string(), {first}, "step"));
+}

@@ -6,8 +6,9 @@
 Checks that --check names a stale region by file, line and kind and exits 1, that --write regenerates it and
 leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
 an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
-line (exit 2), that the facts region holds hg_step_facts's output as printed, and that a ladder region links
-the way its page does (\\ref in docs/, a relative Markdown link in a step's README).
+line (exit 2), that the facts region holds hg_step_facts's output as printed, that a ladder region links
+the way its page does (\\ref in docs/, a relative Markdown link in a step's README), and that the tables'
+captions say the turns ran in a balanced order only for a run whose ladder.json says so.
 Python standard library only.
 """
 import contextlib
@@ -21,7 +22,10 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import pages  # noqa: E402  (found through the path set just above)
+import plot_results  # noqa: E402
 import registry  # noqa: E402
+
+LADDER = registry.ladder()
 
 README = """\
 # A page
@@ -136,6 +140,17 @@ class PagesTest(unittest.TestCase):
         rc, _, err = self.run_pages("--check")
         self.assertEqual((rc, "docs/page.md:1: step1_nothing is not a ladder step" in err), (2, True), err)
 
+    def test_captions_name_the_balanced_order_only_for_a_run_that_had_it(self):
+        meta, rows, shapes = plot_results.load(self.root / "docs" / "results")
+        plain = {k: v for k, v in meta.items() if k != "kernel_order"}
+        said = "in a balanced order (each kernel's turn follows each other kernel's equally often)"
+        for run, balanced in ((plain, False), ({**plain, "kernel_order": "balanced"}, True)):
+            captions = (plot_results.table(run, rows, shapes).splitlines()[0],
+                        plot_results.step_table(run, rows, shapes, LADDER[1], [LADDER[0]]).splitlines()[0])
+            for caption in captions:
+                self.assertEqual(said in caption, balanced, caption)
+            if balanced:
+                self.assertIn(f"in {run['rounds']} interleaved rounds {said} after", captions[0])
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,10 +6,13 @@
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
 //   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
 //
-// Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch), and <out>/ladder.csv
-// and <out>/ladder.json with the GPU, SM count, clocks, driver, CUDA and cuBLAS versions and the date.
+// Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch, with its turn's place
+// in the round and the kernel before it), and <out>/ladder.csv and <out>/ladder.json with the GPU, SM count,
+// clocks, driver, CUDA and cuBLAS versions, the date and the timing's settings.
 // Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
-// and power drift during the run lands on every kernel alike. Every shape is timed by two methods, one after
+// and power drift during the run lands on every kernel alike; the turns run in a balanced order
+// (common/harness/order.hpp), so that every kernel's turn follows every other kernel's equally often and none
+// always starts from the state one particular neighbour left. Every shape is timed by two methods, one after
 // the other: "burst" (no settle launches: what most published GEMM numbers report) and "sustained" (each turn
 // starts with --settle-ms of untimed launches of that kernel: on a power-capped GPU a long kernel timed right
 // after a slow, low-power one runs at a higher clock than it can hold; docs/results/ladder.csv has both, and
@@ -87,7 +90,8 @@ int run(const hg::BenchOptions& args) {
        << json_escape(info.clocks_now) << "\",\n  \"l2_bytes\": " << dev.prop.l2CacheSize << ",\n  \"driver\": \""
        << json_escape(info.driver) << "\",\n  \"driver_cuda_api\": " << info.driver_api << ",\n  \"cuda_runtime\": \""
        << info.cuda << "\",\n  \"cublas\": \"" << info.cublas << "\",\n  \"date_utc\": \"" << info.date
-       << "\",\n  \"iters\": " << args.iters << ",\n  \"rounds\": " << args.rounds << ",\n  \"warmup\": " << args.warmup
+       << "\",\n  \"iters\": " << args.iters << ",\n  \"rounds\": " << args.rounds
+       << ",\n  \"kernel_order\": \"balanced\",\n  \"warmup\": " << args.warmup
        << ",\n  \"methods\": {\"burst\": {\"settle_ms\": 0}, \"sustained\": {\"settle_ms\": " << args.settle_ms
        << "}},\n  \"settle_ms\": " << args.settle_ms
        << ",\n  \"dense_fp16_peak_tflops\": " << peak

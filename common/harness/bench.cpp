@@ -4,12 +4,14 @@
 #include <cuda_fp16.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 
+#include "common/harness/order.hpp"
 #include "common/harness/reference.cuh"
 
 namespace hg {
@@ -44,6 +46,10 @@ std::string bench_usage(const std::string& tool) {
          "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
          "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
          "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
+         "The turns follow a balanced order: the first kernel opens every round and the others follow in a\n"
+         "different order each round, so that over a cycle of rounds (n - 1 for an odd number n of kernels,\n"
+         "2(n - 1) for an even n > 2) every kernel's turn follows every other kernel's equally often. R is not\n"
+         "rounded to whole cycles; the output's 'kernel order' line says how evenly R rounds spread them.\n"
          "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection),\n"
          "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay), and two whose last\n"
          "round of 256 x 256 tiles is short on 66 CTA pairs: 5120x5120x2048 (400 tiles: 6 rounds and 4 over)\n"
@@ -187,11 +193,18 @@ bool bench_shape(const Shape& s, const std::vector<Contestant>& contestants, con
     check_kernel("timing the ladder", stream);
     std::vector<BenchRow> method_rows = shape_rows;
     for (BenchRow& r : method_rows) r.method = method;
-    for (size_t t = 0; t < times.size(); ++t) {
-      BenchRow& r = method_rows[timed_row[t]];
-      r.t = times[t];
-      for (size_t i = 0; i < raw[t].size(); ++i)
-        samples.push_back({s, r.step, method, int(i / size_t(opt.iters / opt.rounds)), int(i), raw[t][i]});
+    for (size_t t = 0; t < times.size(); ++t) method_rows[timed_row[t]].t = times[t];
+    // Every timed launch, with its turn's place in the round's balanced order and the kernel before it.
+    const int n = int(timed.size()), per_round = opt.iters / opt.rounds;
+    for (int round = 0; round < opt.rounds; ++round) {
+      const std::vector<int> order = round_order(n, round);
+      for (int pos = 0; pos < n; ++pos) {
+        const int t = order[size_t(pos)];
+        const std::string& name = method_rows[timed_row[size_t(t)]].step;
+        const std::string& after = method_rows[timed_row[size_t(turn_before(n, round, pos))]].step;
+        for (int i = round * per_round; i < (round + 1) * per_round; ++i)
+          samples.push_back({s, name, method, round, pos, after, i, raw[size_t(t)][size_t(i)]});
+      }
     }
     const BenchRow& base = method_rows.back();  // cuBLAS, timed by the same method
     for (BenchRow& r : method_rows) {
@@ -241,6 +254,20 @@ void print_run_header(const Device& dev, const RunInfo& info, const BenchOptions
 void print_bench_tables(const std::vector<BenchRow>& rows, const BenchOptions& opt, const char* key,
                         const char* what) {
   const double settle[] = {0.0, opt.settle_ms};
+  // The turns' order: one line, or one per shape where shapes timed different numbers of kernels.
+  std::vector<int> timed;
+  for (const Shape& s : opt.shapes) {
+    int n = 0;
+    for (const BenchRow& r : rows) n += same_shape(r.shape, s) && r.method == timing_method(0) && r.t.samples > 0;
+    timed.push_back(n);
+  }
+  if (std::all_of(timed.begin(), timed.end(), [&](int n) { return n == timed.front(); })) {
+    if (!timed.empty()) std::printf("kernel order: %s\n", order_note(timed.front(), opt.rounds).c_str());
+  } else {
+    for (size_t i = 0; i < timed.size(); ++i)
+      std::printf("kernel order at %lldx%lldx%lld: %s\n", (long long)opt.shapes[i].m, (long long)opt.shapes[i].n,
+                  (long long)opt.shapes[i].k, order_note(timed[i], opt.rounds).c_str());
+  }
   for (const Shape& s : opt.shapes)
     for (const double settle_ms : settle) {
       const std::string method = timing_method(settle_ms);
@@ -280,12 +307,12 @@ bool write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
 
 bool write_samples_csv(const std::string& path, const std::vector<BenchSample>& samples, const char* key) {
   std::ofstream raw(path);
-  raw << "m,n,k," << key << ",method,round,index,ms\n";
+  raw << "m,n,k," << key << ",method,round,position,after,index,ms\n";
   for (const BenchSample& x : samples) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%s,%d,%d,%.5f\n", (long long)x.shape.m,
-                  (long long)x.shape.n, (long long)x.shape.k, x.step.c_str(), x.method.c_str(), x.round, x.index,
-                  x.ms);
+    char line[256];
+    std::snprintf(line, sizeof line, "%lld,%lld,%lld,%s,%s,%d,%d,%s,%d,%.5f\n", (long long)x.shape.m,
+                  (long long)x.shape.n, (long long)x.shape.k, x.step.c_str(), x.method.c_str(), x.round,
+                  x.position, x.after.c_str(), x.index, x.ms);
     raw << line;
   }
   return bool(raw);

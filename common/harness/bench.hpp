@@ -69,11 +69,15 @@ struct BenchRow {
   std::vector<std::string> extra = {};
 };
 
-/// One timed launch: which kernel, in which interleaved round, its index among that kernel's launches.
+/// One timed launch: which kernel, in which interleaved round, the turn's position in that round and the
+/// kernel whose turn ran just before it (round_order, turn_before: order.hpp), and the launch's index among
+/// that kernel's launches.
 struct BenchSample {
   Shape shape;
   std::string step, method;
-  int round = 0, index = 0;
+  int round = 0, position = 0;
+  std::string after;
+  int index = 0;
   double ms = 0;
 };
 
@@ -105,8 +109,8 @@ RunInfo collect_run_info(const Device& dev);
 /// The GPU line and the timing line above the tables.
 void print_run_header(const Device& dev, const RunInfo& info, const BenchOptions& opt);
 
-/// One table per shape and method. `key`, `what`: the headers of the first two columns ("step",
-/// "what it adds").
+/// The order of the kernels' turns (order_note: how evenly each turn's predecessors spread), then one table per
+/// shape and method. `key`, `what`: the headers of the first two columns ("step", "what it adds").
 void print_bench_tables(const std::vector<BenchRow>& rows, const BenchOptions& opt, const char* key,
                         const char* what);
 
@@ -116,8 +120,10 @@ void print_bench_tables(const std::vector<BenchRow>& rows, const BenchOptions& o
 bool write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows, const char* key,
                      const std::vector<std::string>& extra_columns = {});
 
-/// Every timed launch as CSV: m,n,k, the column named `key`, then method,round,index,ms. False if it could not
-/// be written.
+/// Every timed launch as CSV: m,n,k, the column named `key`, then method,round,position,after,index,ms
+/// (position: the turn's place in its round from 0; after: the kernel whose turn ran just before, for round 0's
+/// first turn the warm-up's last), a shape's rows in the order the launches ran. False if it could not be
+/// written.
 bool write_samples_csv(const std::string& path, const std::vector<BenchSample>& samples, const char* key);
 
 }  // namespace hg

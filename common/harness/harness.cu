@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/harness/order.hpp"
 #include "common/harness/reference.cuh"
 #include "common/kernel/watchdog.cuh"
 
@@ -82,12 +83,23 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
   if (rounds < 1 || per_round * rounds != iters)
     throw UsageError("timing: iters (" + std::to_string(iters) + ") must be a positive multiple of rounds (" +
                      std::to_string(rounds) + ")");
-  // Warm-up, timed as a whole: its mean launch time sizes each kernel's settle launches below.
+  // One start/stop event pair per timed launch: [kernel][sample]. Created before the warm-up, so that the
+  // first round starts right after it.
+  std::vector<std::vector<cudaEvent_t>> start(kernels, std::vector<cudaEvent_t>(iters)), stop = start;
+  for (size_t k = 0; k < kernels; ++k)
+    for (int i = 0; i < iters; ++i) {
+      HG_CUDA_CHECK(cudaEventCreate(&start[k][i]));
+      HG_CUDA_CHECK(cudaEventCreate(&stop[k][i]));
+    }
+  // Warm-up, timed as a whole: its mean launch time sizes each kernel's settle launches below. It runs in the
+  // order of the balanced cycle's last round, so the first round's first turn follows the kernel it follows
+  // whenever the cycle repeats (order.hpp).
+  const int n = int(kernels);
   std::vector<int> settle(kernels, 0);
   cudaEvent_t w0, w1;
   HG_CUDA_CHECK(cudaEventCreate(&w0));
   HG_CUDA_CHECK(cudaEventCreate(&w1));
-  for (size_t k = 0; k < kernels; ++k) {
+  for (const int k : round_order(n, order_cycle(n) - 1)) {
     HG_CUDA_CHECK(cudaEventRecord(w0, stream));
     for (int i = 0; i < warmup; ++i) launches[k](i);
     HG_CUDA_CHECK(cudaEventRecord(w1, stream));
@@ -98,15 +110,10 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void(i
   }
   HG_CUDA_CHECK(cudaEventDestroy(w0));
   HG_CUDA_CHECK(cudaEventDestroy(w1));
-  // One start/stop event pair per timed launch: [kernel][sample].
-  std::vector<std::vector<cudaEvent_t>> start(kernels, std::vector<cudaEvent_t>(iters)), stop = start;
-  for (size_t k = 0; k < kernels; ++k)
-    for (int i = 0; i < iters; ++i) {
-      HG_CUDA_CHECK(cudaEventCreate(&start[k][i]));
-      HG_CUDA_CHECK(cudaEventCreate(&stop[k][i]));
-    }
+  // Each round in its own order: over a cycle of rounds every kernel's turn follows every other kernel's
+  // equally often, so no kernel always inherits the clock and power state of the same neighbour.
   for (int r = 0; r < rounds; ++r)
-    for (size_t k = 0; k < kernels; ++k) {
+    for (const int k : round_order(n, r)) {
       // Untimed launches first, so that the power limiter's state is this kernel's own, not the one the
       // previous kernel left (a long launch right after a low-power kernel runs at higher clocks).
       for (int i = 0; i < settle[k]; ++i) launches[k](i % std::max(warmup, 1));

@@ -85,6 +85,9 @@ std::string check_memory(const Shape& s);
 /// Times kernels with CUDA events around every launch (`launch(i)`: i counts warm-up launches first): after
 /// `warmup` launches of each, `rounds` rounds in which every kernel in turn runs iters/rounds timed launches.
 /// Interleaving spreads clock and power drift over all of them instead of charging it to whichever runs last.
+/// Each round takes the kernels in its own order (round_order, order.hpp): over a cycle of rounds every
+/// kernel's turn follows every other kernel's equally often, so none always starts from the state one
+/// particular neighbour left.
 /// With settle_ms > 0, each kernel's turn in a round starts with untimed launches of it lasting about that
 /// long (sized from its warm-up), so that a power-capped GPU times it at its own steady clock.
 /// Returns one summary per kernel, in order; `samples`, when given, receives every timed launch in ms,

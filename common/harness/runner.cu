@@ -103,7 +103,8 @@ std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmA
   const VerifyReport blas_check =
       run_and_verify([&](const GemmArgs& g) { cublas_gemm(handle.h, g); }, verified, opt.init, stream);
 
-  // Both timed in interleaved rounds (10 when iters allows), so clock drift does not favour either.
+  // Both timed in interleaved rounds (10 when iters allows), so clock drift does not favour either; two kernels
+  // simply alternate, so each turn follows the other's (order.hpp).
   const int rounds = opt.iters % 10 == 0 ? 10 : 1;
   const std::vector<TimingStats> t = time_interleaved(
       {[&](int i) { launchers[size_t(i % inputs.sets())](stream); }, [&](int i) { cublas_gemm(handle.h, inputs[i]); }},
