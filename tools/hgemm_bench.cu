@@ -5,10 +5,16 @@
 //   ./build/hgemm_bench --out docs/results      # at default_bench_shapes() (common/harness/bench.hpp)
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
 //   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
+//   ./build/hgemm_bench --sweep tools/sweep_shapes.csv --steps step9_multi_consumer,step10_stream_k --out run1
+//                                               # layers of published models; tools/sweep_summary.py
+//                                               # combines runs (add --plan to see the run without a GPU)
 //
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch, with its turn's place
 // in the round and the kernel before it), and <out>/ladder.csv and <out>/ladder.json with the GPU, SM count,
-// clocks, driver, CUDA and cuBLAS versions, the date and the timing's settings.
+// clocks, driver, CUDA and cuBLAS versions, the date and the timing's settings; with --sweep,
+// <out>/sweep_samples.csv, sweep_run.csv (the ladder's columns, then model, layer, source and skipped: the
+// rule's reason where a step skips a shape its rule refuses) and sweep_run.json, so that a sweep never
+// overwrites the ladder's files.
 // Timing: each kernel's launches are spread over interleaved rounds (all kernels take turns) so that clock
 // and power drift during the run lands on every kernel alike; the turns run in a balanced order
 // (common/harness/order.hpp), so that every kernel's turn follows every other kernel's equally often and none
@@ -18,6 +24,7 @@
 // after a slow, low-power one runs at a higher clock than it can hold; docs/results/ladder.csv has both, and
 // the README's table shows how far apart they are). Exit codes as the verify binaries:
 // 0 all verified, 1 a verification failed (that row is not timed), 2 bad usage, 3 CUDA error, 77 no GPU.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -41,7 +48,29 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
+/// The ladder's steps that --steps names (all of them without it), in the registry's order.
+std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {
+  std::vector<hg::StepSpec> steps;
+  for (const hg::StepSpec& step : hg::ladder_steps())
+    if (args.steps.empty() || std::find(args.steps.begin(), args.steps.end(), step.name) != args.steps.end())
+      steps.push_back(step);
+  return steps;
+}
+
+std::vector<std::string> ladder_names() {
+  std::vector<std::string> names;
+  for (const hg::StepSpec& step : hg::ladder_steps()) names.push_back(step.name);
+  return names;
+}
+
 int run(const hg::BenchOptions& args) {
+  const std::vector<hg::StepSpec> steps = timed_steps(args);
+  if (args.plan) {  // before looking for a GPU: the plan needs none
+    std::vector<hg::Contestant> plan;
+    for (const hg::StepSpec& step : steps) plan.push_back({step.name, step.label, {}, {}, step.rule});
+    hg::print_bench_plan(args, plan);
+    return 0;
+  }
   hg::Device dev;
   const std::string no_gpu = hg::find_device(hg::ArchChoice::kAuto, dev);
   if (!no_gpu.empty()) {
@@ -58,19 +87,24 @@ int run(const hg::BenchOptions& args) {
   std::vector<hg::BenchSample> samples;  // every timed launch, for <out>/samples.csv
   // The ladder's steps, each at its default ring depth (its binary's; a step without a ring ignores it).
   std::vector<hg::Contestant> ladder;
-  for (const hg::StepSpec& step : hg::ladder_steps()) {
+  for (const hg::StepSpec& step : steps) {
     const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
     const hg::Variant variant{hg::Break::kNone,
                               step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(),
                               args.stream_k};
-    ladder.push_back(
-        {step.name, step.label, [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }});
+    ladder.push_back({step.name, step.label,
+                      [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }, {}, step.rule});
   }
   hg::BenchProgress progress{0, int(args.shapes.size() * (ladder.size() + 1))};
   bool all_verified = true;
-  for (const hg::Shape& s : args.shapes) {
-    const bool verified = hg::bench_shape(s, ladder, args, dev, blas.h, stream.s, progress, rows, samples);
+  const bool sweep = !args.sweep.empty();
+  for (size_t i = 0; i < args.shapes.size(); ++i) {
+    const size_t first = rows.size();
+    const bool verified = hg::bench_shape(args.shapes[i], ladder, args, dev, blas.h, stream.s, progress, rows, samples);
     all_verified = all_verified && verified;
+    if (sweep)  // the sweep's columns: where the shape comes from, and why a step skipped it
+      for (size_t r = first; r < rows.size(); ++r)
+        rows[r].extra = {args.sweep[i].model, args.sweep[i].layer, args.sweep[i].source, rows[r].skipped};
   }
 
   const hg::RunInfo info = hg::collect_run_info(dev);
@@ -78,10 +112,15 @@ int run(const hg::BenchOptions& args) {
   hg::print_bench_tables(rows, args, "step", "what it adds");
 
   // --- CSV and JSON -----------------------------------------------------------------------------------------
-  const std::string csv_path = args.out + "/ladder.csv", json_path = args.out + "/ladder.json";
-  const bool csv = hg::write_bench_csv(csv_path, rows, "step");
-  const std::string samples_path = args.out + "/samples.csv";
+  const std::string run_name = sweep ? "sweep_run" : "ladder";
+  const std::string csv_path = args.out + "/" + run_name + ".csv", json_path = args.out + "/" + run_name + ".json";
+  const bool csv = sweep ? hg::write_bench_csv(csv_path, rows, "step", {"model", "layer", "source", "skipped"})
+                         : hg::write_bench_csv(csv_path, rows, "step");
+  const std::string samples_path = args.out + (sweep ? "/sweep_samples.csv" : "/samples.csv");
   const bool raw = hg::write_samples_csv(samples_path, samples, "step");
+  std::string step_list;
+  for (const hg::StepSpec& step : steps)
+    step_list += std::string(step_list.empty() ? "" : ", ") + "\"" + step.name + "\"";
   std::ofstream json(json_path);
   json << "{\n  \"gpu\": \"" << json_escape(dev.prop.name) << "\",\n  \"sm_count\": " << dev.prop.multiProcessorCount
        << ",\n  \"compute_capability\": \"" << dev.prop.major << "." << dev.prop.minor << "\",\n  \"kernel\": \""
@@ -97,7 +136,9 @@ int run(const hg::BenchOptions& args) {
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"stream_k\": {\"min_share\": " << args.stream_k.min_share << ", \"rounds\": " << args.stream_k.rounds
        << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct << "}"
-       << ",\n  \"csv\": \"ladder.csv\"\n}\n";
+       << ",\n  \"steps\": [" << step_list << "]"
+       << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())
+       << ",\n  \"csv\": \"" << run_name << ".csv\"\n}\n";
   if (!csv || !json || !raw)
     throw hg::UsageError("cannot write " + csv_path + ", " + json_path + " or " + samples_path);
   std::printf("\nwrote %s, %s and %s\n", csv_path.c_str(), json_path.c_str(), samples_path.c_str());
@@ -106,4 +147,4 @@ int run(const hg::BenchOptions& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return hg::bench_main(argc, argv, "hgemm_bench", "", run); }
+int main(int argc, char** argv) { return hg::bench_main(argc, argv, "hgemm_bench", "", run, ladder_names()); }

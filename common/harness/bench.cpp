@@ -10,6 +10,8 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "common/harness/order.hpp"
 #include "common/harness/reference.cuh"
@@ -31,6 +33,55 @@ std::string shell_line(const char* cmd) {
 
 bool same_shape(const Shape& a, const Shape& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
 
+std::string shape_name(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+// "a, b and c"
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.push_back("");
+  return parts;
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// --steps a,b: the names in the order given, each one of `choices`, none twice.
+std::vector<std::string> parse_steps(const std::string& value, const std::vector<std::string>& choices) {
+  std::vector<std::string> steps;
+  for (const std::string& name : split(value, ',')) {
+    if (name.empty()) throw UsageError("--steps expects step names separated by commas, got '" + value + "'");
+    if (std::find(choices.begin(), choices.end(), name) == choices.end())
+      throw UsageError("--steps: no step '" + name + "' to time; the choices: " + join_names(choices));
+    if (std::find(steps.begin(), steps.end(), name) != steps.end())
+      throw UsageError("--steps names " + name + " twice");
+    steps.push_back(name);
+  }
+  if (steps.empty()) throw UsageError("--steps expects step names separated by commas, got ''");
+  return steps;
+}
+
+// A CSV value as written: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_value(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace
 
 std::vector<Shape> default_bench_shapes() {
@@ -38,31 +89,128 @@ std::vector<Shape> default_bench_shapes() {
           {2304, 4608, 8192}};
 }
 
-std::string bench_usage(const std::string& tool) {
+std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names) {
   const std::string indent(std::string("usage: ").size() + tool.size() + 1, ' ');
-  return "usage: " + tool + " [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n" +
-         indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" +
-         indent + "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
-         "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
-         "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
-         "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
-         "The turns follow a balanced order: the first kernel opens every round and the others follow in a\n"
-         "different order each round, so that over a cycle of rounds (n - 1 for an odd number n of kernels,\n"
-         "2(n - 1) for an even n > 2) every kernel's turn follows every other kernel's equally often. R is not\n"
-         "rounded to whole cycles; the output's 'kernel order' line says how evenly R rounds spread them.\n"
-         "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection),\n"
-         "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay), and two whose last\n"
-         "round of 256 x 256 tiles is short on 66 CTA pairs: 5120x5120x2048 (400 tiles: 6 rounds and 4 over)\n"
-         "and 2304x4608x8192 (162 tiles: 2 rounds and 30 over), where step 10 splits the last round.\n"
-         "The --sk-* flags set the stream-K split of the steps that have one, as in their verify binaries:\n" +
-         stream_k_usage();
+  const bool steps = !step_names.empty();
+  std::string u =
+      "usage: " + tool + " [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n" +
+      indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" + indent +
+      "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
+      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan]\n" : std::string()) +
+      "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
+      "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
+      "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
+      "The turns follow a balanced order: the first kernel opens every round and the others follow in a\n"
+      "different order each round, so that over a cycle of rounds (n - 1 for an odd number n of kernels,\n"
+      "2(n - 1) for an even n > 2) every kernel's turn follows every other kernel's equally often. R is not\n"
+      "rounded to whole cycles; the output's 'kernel order' line says how evenly R rounds spread them.\n"
+      "Default shapes: 4096x4096x4096, 8192x8192x8192, 4096x14336x4096 (an LLM MLP projection),\n"
+      "16384x4096x1024 (short K, 4096 output tiles: where a persistent grid can pay), and two whose last\n"
+      "round of 256 x 256 tiles is short on 66 CTA pairs: 5120x5120x2048 (400 tiles: 6 rounds and 4 over)\n"
+      "and 2304x4608x8192 (162 tiles: 2 rounds and 30 over), where step 10 splits the last round.\n"
+      "The --sk-* flags set the stream-K split of the steps that have one, as in their verify binaries:\n" +
+      stream_k_usage();
+  if (!steps) return u;
+  u += "--sweep FILE: the shapes of FILE instead (tools/sweep_shapes.csv: layers of published models), CSV with\n"
+       "  the columns model,layer,m,n,k,tiled,source (# starts a comment line). A shape a kernel's rule refuses\n"
+       "  is skipped for that kernel with a note on stderr (cuBLAS runs every shape). Bad content exits 2 with\n"
+       "  FILE:LINE and the reason. Writes <out>/sweep_run.csv (the ladder's columns, then model, layer,\n"
+       "  source and skipped), sweep_run.json and sweep_samples.csv; tools/sweep_summary.py combines runs.\n"
+       "--steps NAME,...: time only these steps (cuBLAS always), named as in steps.json:";
+  size_t width = 200;  // the names wrapped into lines of about 100 characters
+  for (size_t i = 0; i < step_names.size(); ++i) {
+    const std::string item = step_names[i] + (i + 1 < step_names.size() ? "," : "");
+    if (width + item.size() > 100) {
+      u += "\n ";
+      width = 1;
+    }
+    u += " " + item;
+    width += item.size() + 1;
+  }
+  u += "\n"
+       "--plan: print each shape's GFLOP and which kernels time or skip it, the launch and FLOP totals, and\n"
+       "  exit without touching the GPU.\n";
+  return u;
 }
 
-BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool) {
+std::vector<SweepShape> parse_sweep(std::istream& in, const std::string& name) {
+  static const std::vector<std::string> kColumns = {"model", "layer", "m", "n", "k", "tiled", "source"};
+  const auto fail = [&](int line, const std::string& why) {  // line 0: the file as a whole
+    throw UsageError(name + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + why);
+  };
+  std::map<std::string, size_t> column;  // name -> field index
+  std::vector<SweepShape> rows;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    const std::string t = trim(text);
+    if (t.empty() || t[0] == '#') continue;
+    std::vector<std::string> fields = split(t, ',');
+    for (std::string& f : fields) f = trim(f);
+    if (column.empty()) {  // the header
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (std::find(kColumns.begin(), kColumns.end(), fields[i]) == kColumns.end())
+          fail(line, "unknown column '" + fields[i] + "' (the columns: " + join_names(kColumns) + ")");
+        if (!column.emplace(fields[i], i).second) fail(line, "column '" + fields[i] + "' appears twice");
+      }
+      for (const std::string& c : kColumns)
+        if (!column.count(c))
+          fail(line, "the header lacks column '" + c + "' (the columns: " + join_names(kColumns) + ")");
+      continue;
+    }
+    if (fields.size() != column.size())
+      fail(line, std::to_string(fields.size()) + " fields, the header names " + std::to_string(column.size()) +
+                     " (fields are not quoted and hold no commas: write ';' instead)");
+    const auto field = [&](const char* c) -> const std::string& { return fields[column.at(c)]; };
+    for (const std::string& c : kColumns)
+      if (field(c.c_str()).empty()) fail(line, c + " is empty");
+    if (text.find('"') != std::string::npos) fail(line, "fields are not quoted: remove the '\"'");
+    SweepShape row;
+    row.line = line;
+    row.model = field("model");
+    row.layer = field("layer");
+    row.source = field("source");
+    try {
+      row.shape = {parse_bounded("m", field("m"), 1, kMaxDim), parse_bounded("n", field("n"), 1, kMaxDim),
+                   parse_bounded("k", field("k"), 1, kMaxDim)};
+    } catch (const UsageError& e) {
+      fail(line, e.what());
+    }
+    const std::string& tiled = field("tiled");
+    if (tiled != "yes" && tiled != "no") fail(line, "tiled must be yes or no, got '" + tiled + "'");
+    const std::string refused = check_shape(row.shape, ShapeRule::kTiled, "the tiled rule");
+    if (tiled == "yes" && !refused.empty()) fail(line, "tiled says yes, but " + refused);
+    if (tiled == "no" && refused.empty())
+      fail(line, "tiled says no, but the tiled rule admits M=" + std::to_string(row.shape.m) + " N=" +
+                     std::to_string(row.shape.n) + " K=" + std::to_string(row.shape.k) + " (mark it yes)");
+    for (const SweepShape& r : rows)
+      if (same_shape(r.shape, row.shape))
+        fail(line, shape_name(row.shape) + " is already on line " + std::to_string(r.line) + " (" + r.model + " " +
+                       r.layer + "): list each shape once and name every model it serves in that row");
+    rows.push_back(row);
+  }
+  if (column.empty()) fail(0, "no header line (the columns: " + join_names(kColumns) + ")");
+  if (rows.empty()) fail(0, "no shapes below the header");
+  return rows;
+}
+
+std::vector<SweepShape> read_sweep_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--sweep: cannot read '" + path + "': " + std::strerror(errno));
+  return parse_sweep(in, path);
+}
+
+BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
+                                 const std::vector<std::string>& step_names) {
   BenchOptions a;
+  const bool takes_steps = !step_names.empty();
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") throw UsageError("help");
+    if (flag == "--plan") {  // a switch: no value
+      if (!takes_steps) throw UsageError("unknown option '--plan'");
+      a.plan = true;
+      continue;
+    }
     if (i + 1 >= argc) throw UsageError(flag + " needs a value");
     const std::string value = argv[++i];
     if (flag == "--shape") {
@@ -87,6 +235,13 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool)
       a.seed = uint64_t(parse_bounded(flag, value, 0, int64_t(1) << 62));
     } else if (flag == "--out") {
       a.out = value;
+    } else if (flag == "--sweep" && takes_steps) {
+      if (!a.sweep_file.empty()) throw UsageError("--sweep given twice: one file lists the shapes");
+      a.sweep_file = value;
+      a.sweep = read_sweep_file(value);
+    } else if (flag == "--steps" && takes_steps) {
+      if (!a.steps.empty()) throw UsageError("--steps given twice: name every step in one list");
+      a.steps = parse_steps(value, step_names);
     } else if (parse_stream_k_flag(flag, value, a.stream_k)) {
       // read into a.stream_k
     } else {
@@ -96,6 +251,10 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool)
   if (a.iters % a.rounds != 0)
     throw UsageError("--iters " + std::to_string(a.iters) + " is not a multiple of --rounds " +
                      std::to_string(a.rounds));
+  if (!a.sweep_file.empty()) {
+    if (!a.shapes.empty()) throw UsageError("--shape and --sweep exclude each other: the sweep file lists the shapes");
+    for (const SweepShape& row : a.sweep) a.shapes.push_back(row.shape);
+  }
   if (a.shapes.empty()) a.shapes = default_bench_shapes();
   return a;
 }
@@ -138,26 +297,35 @@ bool bench_shape(const Shape& s, const std::vector<Contestant>& contestants, con
   const GemmArgs check{a.get(), b.get(), d.get(), int(s.m), int(s.n), int(s.k)};
   const RotatingInputs inputs(s, opt.seed + 1000, size_t(dev.prop.l2CacheSize), stream);
 
-  // Verify every contestant first; the verified ones are then timed together in interleaved rounds.
+  // Verify every contestant first, against one reference GEMM; the verified ones are then timed together in
+  // interleaved rounds.
+  const HostReference reference = compute_reference(check, stream);
   std::vector<BenchRow> shape_rows;
   std::vector<std::function<void(int)>> timed;  // one per verified row, in row order
   std::vector<size_t> timed_row;
   std::vector<std::vector<Launcher>> launchers(contestants.size());
   for (size_t ci = 0; ci < contestants.size(); ++ci) {
     const Contestant& c = contestants[ci];
-    progress(s, c.name.c_str(), "verify");
     BenchRow r;
     r.shape = s;
     r.step = c.name;
     r.what = c.what;
     r.extra = c.extra;
-    const VerifyReport rep = run_and_verify(
+    r.skipped = check_shape(s, c.rule, c.name);
+    if (!r.skipped.empty()) {  // not an error: this kernel is not made for the shape; cuBLAS still runs it
+      progress(s, c.name.c_str(), "skipped");
+      std::fprintf(stderr, "  %s skips this shape: %s\n", c.name.c_str(), r.skipped.c_str());
+      shape_rows.push_back(r);
+      continue;
+    }
+    progress(s, c.name.c_str(), "verify");
+    const VerifyReport rep = run_and_check(
         [&](const GemmArgs& g) {
           const Launcher launch = c.prepare(g);  // alive until the kernel is checked: it owns buffers the launch uses
           launch(stream);
           check_kernel("the " + c.name + " kernel", stream);
         },
-        check, InitMode::kRandom, stream);
+        check, reference, InitMode::kRandom, stream);
     r.verified = rep.pass;
     r.max_abs_err = rep.max_abs_err;
     if (rep.pass) {  // only a verified kernel is timed
@@ -176,7 +344,7 @@ bool bench_shape(const Shape& s, const std::vector<Contestant>& contestants, con
   c.step = "cublas";
   c.what = "cublasGemmEx (baseline)";
   const VerifyReport crep =
-      run_and_verify([&](const GemmArgs& g) { cublas_gemm(blas, g); }, check, InitMode::kRandom, stream);
+      run_and_check([&](const GemmArgs& g) { cublas_gemm(blas, g); }, check, reference, InitMode::kRandom, stream);
   c.verified = crep.pass;
   c.max_abs_err = crep.max_abs_err;
   timed.push_back([&](int i) { cublas_gemm(blas, inputs[i]); });  // the baseline is timed either way
@@ -218,6 +386,54 @@ bool bench_shape(const Shape& s, const std::vector<Contestant>& contestants, con
   return all_verified;
 }
 
+void print_bench_plan(const BenchOptions& opt, const std::vector<Contestant>& contestants) {
+  std::vector<std::string> names;
+  for (const Contestant& c : contestants) names.push_back(c.name);
+  names.push_back("cublas");
+  std::printf("plan: %zu shape(s)%s%s; kernels %s; %d warm-up and %d timed launches each in %d rounds, burst and "
+              "sustained (settle %g ms)\n",
+              opt.shapes.size(), opt.sweep_file.empty() ? "" : " from ", opt.sweep_file.c_str(),
+              join_names(names).c_str(), opt.warmup, opt.iters, opt.rounds, opt.settle_ms);
+  std::printf("stream-K knobs of the steps that have them: %s\n", stream_k_text(opt.stream_k).c_str());
+  std::printf("  %-20s %9s  %-26s %s\n", "MxNxK", "GFLOP", "model layer", "timed; skipped by: why");
+  const int64_t launches = 2 * int64_t(opt.warmup + opt.iters);  // per kernel and shape, both methods
+  int64_t timings = 0, all_run = 0;
+  double timed_flop = 0, reference_flop = 0;
+  for (size_t i = 0; i < opt.shapes.size(); ++i) {
+    const Shape& s = opt.shapes[i];
+    const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    std::vector<std::string> timed, reasons;  // the skipping kernels grouped by their rule's reason
+    std::vector<std::vector<std::string>> skipping;
+    for (const Contestant& c : contestants) {
+      const std::string why = check_shape(s, c.rule, "this kernel");
+      if (why.empty()) {
+        timed.push_back(c.name);
+        continue;
+      }
+      const size_t at = size_t(std::find(reasons.begin(), reasons.end(), why) - reasons.begin());
+      if (at == reasons.size()) {
+        reasons.push_back(why);
+        skipping.emplace_back();
+      }
+      skipping[at].push_back(c.name);
+    }
+    timed.push_back("cublas");
+    all_run += reasons.empty();
+    timings += int64_t(timed.size());
+    timed_flop += flop * double(launches) * double(timed.size());
+    reference_flop += flop;
+    const std::string from = opt.sweep.empty() ? "" : opt.sweep[i].model + " " + opt.sweep[i].layer;
+    std::string line = join_names(timed);
+    for (size_t r = 0; r < reasons.size(); ++r) line += "; skipped by " + join_names(skipping[r]) + ": " + reasons[r];
+    std::printf("  %-20s %9.1f  %-26s %s\n", shape_name(s).c_str(), flop / 1e9, from.c_str(), line.c_str());
+  }
+  std::printf("total: %lld of %zu shape(s) run every kernel; %lld (shape, kernel) timings of %lld launches each "
+              "(both methods, warm-up included): %.1f TFLOP; one reference GEMM per shape: %.1f TFLOP on CUDA "
+              "cores; settle launches: about %.0f s\n",
+              (long long)all_run, opt.shapes.size(), (long long)timings, (long long)launches, timed_flop / 1e12,
+              reference_flop / 1e12, double(timings) * opt.rounds * opt.settle_ms / 1000.0);
+}
+
 RunInfo collect_run_info(const Device& dev) {
   RunInfo r;
   HG_CUDA_CHECK(cudaRuntimeGetVersion(&r.runtime));
@@ -254,28 +470,37 @@ void print_run_header(const Device& dev, const RunInfo& info, const BenchOptions
 void print_bench_tables(const std::vector<BenchRow>& rows, const BenchOptions& opt, const char* key,
                         const char* what) {
   const double settle[] = {0.0, opt.settle_ms};
-  // The turns' order: one line, or one per shape where shapes timed different numbers of kernels.
+  // The turns' order: one line, or one per number of kernels timed where shapes timed different numbers (a
+  // sweep's shapes that some steps skip).
   std::vector<int> timed;
   for (const Shape& s : opt.shapes) {
     int n = 0;
     for (const BenchRow& r : rows) n += same_shape(r.shape, s) && r.method == timing_method(0) && r.t.samples > 0;
     timed.push_back(n);
   }
-  if (std::all_of(timed.begin(), timed.end(), [&](int n) { return n == timed.front(); })) {
-    if (!timed.empty()) std::printf("kernel order: %s\n", order_note(timed.front(), opt.rounds).c_str());
-  } else {
-    for (size_t i = 0; i < timed.size(); ++i)
-      std::printf("kernel order at %lldx%lldx%lld: %s\n", (long long)opt.shapes[i].m, (long long)opt.shapes[i].n,
-                  (long long)opt.shapes[i].k, order_note(timed[i], opt.rounds).c_str());
-  }
-  for (const Shape& s : opt.shapes)
+  std::vector<int> counts = timed;
+  std::sort(counts.begin(), counts.end(), std::greater<int>());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  if (counts.size() == 1) std::printf("kernel order: %s\n", order_note(counts.front(), opt.rounds).c_str());
+  if (counts.size() > 1)
+    for (const int n : counts)
+      std::printf("kernel order where %d kernel(s) are timed (%lld shape(s)): %s\n", n,
+                  (long long)std::count(timed.begin(), timed.end(), n), order_note(n, opt.rounds).c_str());
+  for (size_t i = 0; i < opt.shapes.size(); ++i)
     for (const double settle_ms : settle) {
+      const Shape& s = opt.shapes[i];
       const std::string method = timing_method(settle_ms);
-      std::printf("\n%lld x %lld x %lld, %s\n", (long long)s.m, (long long)s.n, (long long)s.k, method.c_str());
+      const std::string from = opt.sweep.empty() ? "" : " (" + opt.sweep[i].model + " " + opt.sweep[i].layer + ")";
+      std::printf("\n%lld x %lld x %lld, %s%s\n", (long long)s.m, (long long)s.n, (long long)s.k, method.c_str(),
+                  from.c_str());
       std::printf("  %-22s %-31s %10s %10s %10s %8s %9s %7s\n", key, what, "median ms", "p10 ms", "p90 ms",
                   "TFLOP/s", "% cuBLAS", "% peak");
       for (const BenchRow& r : rows) {
         if (!same_shape(r.shape, s) || r.method != method) continue;
+        if (!r.skipped.empty()) {
+          std::printf("  %-22s %-31s skipped: %s\n", r.step.c_str(), r.what.c_str(), r.skipped.c_str());
+          continue;
+        }
         if (r.t.samples == 0) {
           std::printf("  %-22s %-31s %s\n", r.step.c_str(), r.what.c_str(), "FAILED verification, not timed");
           continue;
@@ -299,7 +524,7 @@ bool write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
                   r.method.c_str(), r.verified ? 1 : 0, r.max_abs_err, r.t.median_ms, r.t.p10_ms, r.t.p90_ms, r.tflops,
                   r.pct_cublas, r.pct_peak);
     csv << line;
-    for (size_t i = 0; i < extra_columns.size(); ++i) csv << ',' << (i < r.extra.size() ? r.extra[i] : "");
+    for (size_t i = 0; i < extra_columns.size(); ++i) csv << ',' << (i < r.extra.size() ? csv_value(r.extra[i]) : "");
     csv << '\n';
   }
   return bool(csv);
@@ -319,14 +544,14 @@ bool write_samples_csv(const std::string& path, const std::vector<BenchSample>& 
 }
 
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& extra_help,
-               const std::function<int(const BenchOptions&)>& run) {
+               const std::function<int(const BenchOptions&)>& run, const std::vector<std::string>& step_names) {
   const char* name = tool.c_str();
   BenchOptions args;
   try {
-    args = parse_bench_options(argc, argv, tool);
+    args = parse_bench_options(argc, argv, tool, step_names);
   } catch (const UsageError& e) {
     if (std::string(e.what()) == "help") {
-      std::printf("%s%s", bench_usage(tool).c_str(), extra_help.c_str());
+      std::printf("%s%s", bench_usage(tool, step_names).c_str(), extra_help.c_str());
       return 0;
     }
     std::fprintf(stderr, "%s: error: %s (run with --help for usage)\n", name, e.what());

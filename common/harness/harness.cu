@@ -151,17 +151,25 @@ void cublas_gemm(cublasHandle_t handle, const GemmArgs& g) {
 }
 
 
-/// Fills A and B, poisons D, runs `compute`, and verifies D against the reference GEMM.
-VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
-                            cudaStream_t stream) {
-  poison_matrix(g.D, int64_t(g.m) * g.n, stream);
-  compute(g);
+HostReference compute_reference(const GemmArgs& g, cudaStream_t stream) {
   DeviceBuffer<float> ref(int64_t(g.m) * g.n), mag(int64_t(g.m) * g.n);
   reference_gemm(g.A, g.B, ref.get(), mag.get(), g.m, g.n, g.k, stream);
   check_kernel("the reference GEMM", stream);
+  return {ref.to_host(), mag.to_host()};
+}
+
+VerifyReport run_and_check(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g,
+                           const HostReference& reference, InitMode mode, cudaStream_t stream) {
+  poison_matrix(g.D, int64_t(g.m) * g.n, stream);
+  compute(g);
   std::vector<uint16_t> d(size_t(g.m) * g.n);
   HG_CUDA_CHECK(cudaMemcpy(d.data(), g.D, d.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-  return verify_result(d.data(), ref.to_host().data(), mag.to_host().data(), g.m, g.n, g.k, mode);
+  return verify_result(d.data(), reference.ref.data(), reference.mag.data(), g.m, g.n, g.k, mode);
+}
+
+VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
+                            cudaStream_t stream) {
+  return run_and_check(compute, g, compute_reference(g, stream), mode, stream);
 }
 
 RotatingInputs::RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream) {

@@ -114,7 +114,19 @@ struct CublasHandle {
   ~CublasHandle() { cublasDestroy(h); }
 };
 
-/// Poisons D, runs `compute`, and verifies D against the reference GEMM (mode decides exact or tolerance).
+/// The reference GEMM's ref and mag (common/harness/reference.cuh) of one problem, on the host: computed once
+/// and checked against every kernel that computes that problem (the benchmarks verify several).
+struct HostReference {
+  std::vector<float> ref, mag;
+};
+HostReference compute_reference(const GemmArgs& g, cudaStream_t stream);
+
+/// Poisons D, runs `compute`, and verifies D against `reference`, computed for g's A and B (mode decides exact
+/// or tolerance).
+VerifyReport run_and_check(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g,
+                           const HostReference& reference, InitMode mode, cudaStream_t stream);
+
+/// run_and_check against a reference computed for this one check.
 VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
                             cudaStream_t stream);
 
