@@ -12,9 +12,10 @@
 // This kernel does, in order:
 //   1. CTAs run in pairs of three warpgroups each, two epilogues and the issuing warps; warp 0 of each
 //      allocates all 512 TMEM columns with cta_group::2: consumer c's accumulator is columns 256c..256c+255.
-//      Each pair is a WORKER of the stream-K plan (common/kernel/stream_k.hpp): first its even share of the
-//      (tile, K tile) iterations of the stream-K tiles, cut at tile boundaries into units of K tiles [k0, k1)
-//      of one tile, then whole tiles round-robin as in step 9;
+//      Each pair is a WORKER of the stream-K plan (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET
+//      (the order in which the pairs start): first its even share of the (tile, K tile) iterations of the
+//      stream-K tiles, cut at tile boundaries into units of K tiles [k0, k1) of one tile, then whole tiles
+//      round-robin as in step 9;
 //   2. the pair computes a 512 x 256 tile: TWO consumers, each step 8's 256 x 256 pair MMA. A stage holds two
 //      A blocks (consumer 0's rows and consumer 1's, 128 of each per CTA) and ONE B block (this CTA's 128 rows
 //      of the pair's 256): both consumers' MMAs read the same B, so each loaded B byte feeds twice the FLOPs;
@@ -22,12 +23,15 @@
 //      stage with its own multicast commit: "empty" counts 2; consumer c's last commit of a unit reaches both
 //      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in four 64-column
 //      chunks; each of its threads arrives on the leader's acc_empty_bar[c] after its last read;
-//   4. a unit that starts after K tile 0 is a PART of a split tile: epilogue c stores its fp32 accumulator,
-//      read from TMEM, to this worker's workspace slot and publishes it with a release store to its flag; the
+//   4. a unit that starts after K tile 0 is a PART of a split tile: epilogue c reads its fp32 accumulator from
+//      TMEM (and gives the columns back at once), stores it to this worker's workspace slot and publishes it
+//      with a release store to its flag; the
 //      unit that starts at K tile 0 (the tile's OWNER) waits for the flags of the workers holding the rest,
 //      acquire, and adds their parts in K order before the fp16 conversion, so the sum is the same bits in
 //      every run;
 //   5. each producer drains its ring, then a cluster barrier before TMEM is freed and before exit (step 8's).
+// When the plan takes no split, the host launches this kernel compiled without item 4 and the ticket (SPLIT =
+// false): step 9's kernel, walking whole tiles.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step10_stream_k
@@ -90,6 +94,7 @@ constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chu
 template <int PIPE_DEPTH>
 struct Smem {
   uint32_t tmem_slot;                           // TMEM base, written by tcgen05.alloc
+  uint32_t worker;                              // the pair's worker index: its arrival ticket (SPLIT only)
   uint64_t acc_full_bar[kAccs];                 // MMA c -> epilogue c: accumulator c is final
   uint64_t acc_empty_bar[kAccs];                // epilogues c of both CTAs -> MMA c: accumulator c has been read
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> MMA: stage s has landed in both
@@ -125,12 +130,14 @@ __host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: kSlotQuads float4
 // per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of this launch is published when
 // its flag holds `epoch`, a number the host never gives two launches on the same flags, so no launch has to clear
-// them. Without a split (plan.sk_tiles == 0) no unit is a part: workspace and flags are null and never touched.
-template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+// them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
+// SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
+// (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
-                 float4* workspace, uint32_t* flags, uint32_t epoch) {
+                 float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   extern __shared__ uint8_t smem_raw[];
   auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
@@ -140,10 +147,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tid = threadIdx.x;
   const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // 0, 1: epilogue of consumer wg_id; 2: producer and MMA warps
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0: the leader, which issues the pair's MMAs
-  const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs; its index is the worker's
+  const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
   // The work is the pair's 512 x 256 tiles, numbered in step 9's L2-grouped order (groups of 2 tile rows: 8 rows
-  // of 128), and each worker (pair `cluster_id`) walks its units: its stream-K share, then whole tiles. Consumer c
+  // of 128), and each worker walks its units: its stream-K share, then whole tiles. Consumer c
   // of CTA r computes rows 512m + 256c + 128r .. +127 of each unit's tile. M and N need only be multiples of 128:
   // rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds elements) and the outputs there are never
   // written (TMA clips).
@@ -170,12 +177,29 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
   }
+  // [ticket]
+  // The worker index is the pair's arrival ticket, not its place in the grid. An owner waits only for workers with
+  // higher indices, so these started after it: none is queued behind a waiting owner, and any residency of two
+  // pairs or more is free of deadlock (common/kernel/stream_k.hpp). Rank 0 takes it for the pair; atomicInc wraps
+  // to 0 after the last pair. (A contract switch may run this instance on a plan without a split, and no counter:
+  // the grid index will do.)
+  if (SPLIT && rank == 0 && tid == 0)
+    smem.worker = arrivals ? atomicInc(arrivals, uint32_t(plan.workers - 1)) : uint32_t(cluster_id);
+  // [ticket]
   ptx::fence_proxy_async(ptx::space_shared);                    // the init (generic proxy) for the async proxy, then
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
-  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  ptx::barrier_cluster_wait(ptx::sem_acquire);    // (and rank 0's ticket is published)
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
   const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; consumer c starts at column 256c
+  if constexpr (SPLIT) {
+    if (rank == 1 && tid == 0) smem.worker = ptx::ld_shared_cluster(&smem.worker, 0);  // rank 0's ticket
+    __syncthreads();  // rank 1's copy is in place before any role reads it
+  }
+  // No split, no waits: the grid index will do. Without a split the plan has no stream-K region: saying so at
+  // compile time leaves step 9's walk.
+  const int worker = SPLIT ? int(smem.worker) : cluster_id;
+  const hg::StreamKPlan walk_plan = SPLIT ? plan : hg::StreamKPlan{plan.tiles, plan.k_tiles, plan.workers};
   // [setup]
 
   // [roles]
@@ -184,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (ptx::elect_sync()) {
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t ring_pos = 0;
-      for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // every role walks the same units
+      for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // every role walks the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
         const hg::TileCoord tile = hg::grouped_tile(unit.tile, tiles.m, tiles.n, kGroupRows);
         const int tile_m0 = tile.m * CLUSTER_TILE_M + int(rank) * BLK_M;  // consumer 0's rows here
@@ -230,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint32_t tmem_acc = tmem_base + c * BLK_N;  // this consumer's accumulator (lane 0), both CTAs
       uint32_t ring_pos = 0;                            // ring position, as the producer's
       uint32_t unit_no = 0;  // units so far (not tiles): its accumulator is used for the unit_no-th time
-      for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next(), ++unit_no) {
+      for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next(), ++unit_no) {
         // [mma]
         // Both CTAs' epilogue c must have read the previous unit (fresh: the first unit passes).
         if constexpr (BREAK != hg::Break::kNoAccEmptyWait)
@@ -268,12 +292,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this epilogue warpgroup
     uint32_t unit_no = 0;
     // This epilogue's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
-    auto part_of = [&](int worker) {
-      return workspace + size_t(worker) * kSlotQuads +
+    auto part_of = [&](int w) {
+      return workspace + size_t(w) * kSlotQuads +
              (int(rank) * kConsumers + c) * (kAccQuads * hg::kWarpgroupThreads);
     };
-    auto flag_of = [&](int worker) { return uint32_t(worker * kFlagsPerWorker + int(rank) * kConsumers + c); };
-    for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next(), ++unit_no) {
+    auto flag_of = [&](int w) { return uint32_t(w * kFlagsPerWorker + int(rank) * kConsumers + c); };
+    for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next(), ++unit_no) {
       const hg::WorkUnit unit = walk.current();
       const hg::TileCoord tile = hg::grouped_tile(unit.tile, tiles.m, tiles.n, kGroupRows);
       const int tile_m0 = tile.m * CLUSTER_TILE_M + c * MMA_M + int(rank) * BLK_M;  // its 128 rows
@@ -283,35 +307,42 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::mbarrier_wait_parity(&smem.acc_full_bar[c], unit_no & 1);  // the unit's last MMA has completed
       ptx::tcgen05_fence_after_thread_sync();  // order the TMEM reads below after that wait
       // [fixup]
-      if (unit.k0 > 0) {
-        // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
-        float4* part = part_of(cluster_id);
+      bool owner = false;  // the owner of a split tile: it adds the parts of the workers after it
+      if constexpr (SPLIT) {  // a plan without a split has no parts
+        if (unit.k0 > 0) {
+          // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
+          float4* part = part_of(worker);
 #pragma unroll 1  // one chunk at a time: unrolled, ptxas overlaps the chunks' TMEM loads and the kernel spills
-        for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk) {
-          uint32_t acc_regs[kDBoxCols];
-          ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kDBoxCols));
-          ptx::tcgen05_wait_ld();
+          for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk) {
+            uint32_t acc_regs[kDBoxCols];
+            ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BLK_N + chunk * kDBoxCols));
+            ptx::tcgen05_wait_ld();
+            if (chunk == BLK_N / kDBoxCols - 1) {
+              // This thread's row is read: give the columns back now, as the owner path below does, so the next
+              // unit's MMAs overlap the stores of the last chunk.
+              ptx::tcgen05_fence_before_thread_sync();  // order this thread's TMEM reads before the arrival
+              ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[c], 0);
+            }
 #pragma unroll
-          for (int j = 0; j < kDBoxCols; j += 4)  // .cg (PTX ISA "Cache Operators"): to L2, where the owner reads
-            __stcg(&part[(chunk * kDBoxCols + j) / 4 * hg::kWarpgroupThreads + row],
-                   make_float4(__uint_as_float(acc_regs[j]), __uint_as_float(acc_regs[j + 1]),
-                               __uint_as_float(acc_regs[j + 2]), __uint_as_float(acc_regs[j + 3])));
+            for (int j = 0; j < kDBoxCols; j += 4)  // .cg (PTX ISA "Cache Operators"): to L2, where the owner reads
+              __stcg(&part[(chunk * kDBoxCols + j) / 4 * hg::kWarpgroupThreads + row],
+                     make_float4(__uint_as_float(acc_regs[j]), __uint_as_float(acc_regs[j + 1]),
+                                 __uint_as_float(acc_regs[j + 2]), __uint_as_float(acc_regs[j + 3])));
+          }
+          ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // all 128 threads' stores precede the release
+          // Release at GPU scope (PTX ISA "Memory Consistency Model"): the stores above, ours and (cumulatively,
+          // through the barrier) the warpgroup's, are visible to whoever acquires this flag. The epoch marks this
+          // launch's part.
+          if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(worker)], epoch);
+          continue;  // the owner writes the tile
         }
-        ptx::tcgen05_fence_before_thread_sync();  // as below: this thread's TMEM reads before the arrival
-        ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[c], 0);
-        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // all 128 threads' stores precede the release
-        // Release at GPU scope (PTX ISA "Memory Consistency Model"): the stores above, ours and (cumulatively,
-        // through the barrier) the warpgroup's, are visible to whoever acquires this flag. The epoch marks this
-        // launch's part.
-        if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(cluster_id)], epoch);
-        continue;  // the owner writes the tile
-      }
-      const bool owner = unit.k1 < k_tiles;  // the owner of a split tile: it adds the parts of the workers after it
-      if (owner) {
-        // One thread acquires every part's flag (and spins), then the warpgroup's barrier passes the acquire on.
-        for (int w = cluster_id + 1; w <= plan.last_holder(unit.tile); ++w)
-          if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
-        ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody reads a part before its flag
+        owner = unit.k1 < k_tiles;
+        if (owner) {
+          // One thread acquires every part's flag (and spins), then the warpgroup's barrier passes the acquire on.
+          for (int w = worker + 1; w <= plan.last_holder(unit.tile); ++w)
+            if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
+          ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // nobody reads a part before its flag
+        }
       }
       // [fixup]
       for (int chunk = 0; chunk < BLK_N / kDBoxCols; ++chunk) {
@@ -325,7 +356,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           ptx::mbarrier_arrive_remote(&smem.acc_empty_bar[c], 0);
         }
         // An owner adds the parts to its own sum in K order (w increasing), so the bits do not depend on timing.
-        for (int w = cluster_id + 1; owner && w <= plan.last_holder(unit.tile); ++w) {
+        for (int w = worker + 1; owner && w <= plan.last_holder(unit.tile); ++w) {
           const float4* part = part_of(w) + chunk * (kDBoxCols / 4) * hg::kWarpgroupThreads;
 #pragma unroll
           for (int j = 0; j < kDBoxCols; j += 4) {
@@ -378,8 +409,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// the tensor maps (A and B in boxes of 128 rows x 64, each CTA loads two A blocks and its 128 rows of B; D in
-/// 128 x 64, one epilogue chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and the
-/// workspace and flags (common/kernel/stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
+/// 128 x 64, one epilogue chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and, when it
+/// splits, the workspace, flags and arrival counter (common/kernel/stream_k_host.hpp); when it does not, the
+/// instance without the fixup. Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
   using S = Smem<PIPE_DEPTH>;
@@ -390,20 +422,28 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
       {offsetof(S, acc_empty_bar), kAccs, "acc_empty_bar"}, {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"},
       {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
-  // The grid never exceeds the pairs that fit at once: an owner spins on a part's flag, and the worker that writes
-  // the part must be running, not queued behind the spinning CTAs.
-  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  // The grid never exceeds the pairs that fit at once (the arrival ticket needs only two, but fewer would leave
+  // SMs idle). Both instances use the same shared memory and threads, so they fit alike.
+  auto kernel = hgemm_kernel<PIPE_DEPTH, BREAK, true>;
+  HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  const int pairs = hg::max_resident_pairs(kernel, kThreads, kSmemBytes<PIPE_DEPTH>);
   const PairTiles tiles = pair_tiles(g.m, g.n);
-  const hg::StreamKPlan plan =
-      hg::plan_stream_k(tiles.m * tiles.n, g.k / BLK_K, pairs, knobs.min_share, knobs.rounds, knobs.min_saving_pct);
-  // Only a plan that splits uses the workspace and the flags: a slot per worker of the stream-K region (only they
-  // write parts). The break's owner reads the parts without their flags: a workspace filled with NaN before each
-  // launch shows every part read before it was written.
+  const hg::StreamKPlan plan = hg::plan_stream_k(tiles.m * tiles.n, g.k / BLK_K, pairs, knobs);
+  // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
+  // the split instance, which walks a plan without a split just as well).
+  if constexpr (BREAK == hg::Break::kNone) {
+    if (plan.sk_tiles == 0) {
+      kernel = hgemm_kernel<PIPE_DEPTH, BREAK, false>;
+      HG_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+    }
+  }
+  // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
+  // (only they write parts). The break's owner reads the parts without their flags: a workspace filled with NaN
+  // before each launch shows every part read before it was written.
   std::shared_ptr<hg::StreamKBuffers> buffers;
   if (plan.sk_tiles > 0)
     buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * kSlotQuads * sizeof(float4),
@@ -413,8 +453,9 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
     const uint32_t epoch = buffers ? buffers->next_epoch(stream) : 0;  // no split: no parts to publish
     float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
     uint32_t* flags = buffers ? buffers->flags() : nullptr;
-    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
-                     tmap_d, g.m, g.n, g.k, plan, workspace, flags, epoch);
+    uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
+    hg::launch_pairs(kernel, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k,
+                     plan, workspace, flags, epoch, arrivals);
   };
 }
 

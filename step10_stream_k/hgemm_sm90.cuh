@@ -11,9 +11,9 @@
 //   1. CTAs run in clusters of two along M, each CTA's tile 128 x 256: the pair computes 256 x 256 outputs,
 //      and the two tiles read the same 256 rows of B. Thread 0 of each CTA initialises its barriers, and a
 //      cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
-//      (common/kernel/stream_k.hpp): first its even share of the (tile, K tile) iterations of the stream-K
-//      tiles, cut at tile boundaries into units of K tiles [k0, k1) of one tile, then whole tiles round-robin
-//      as in step 9;
+//      (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET (the order in which the pairs start): first
+//      its even share of the (tile, K tile) iterations of the stream-K tiles, cut at tile boundaries into units
+//      of K tiles [k0, k1) of one tile, then whole tiles round-robin as in step 9;
 //   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (128 rows),
 //      multicast into both CTAs: a stage is 48 KiB, 16 KiB of which the peer sends;
 //   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all 256 columns
@@ -27,6 +27,8 @@
 //      four 64-column chunks through two staging boxes, chunk c while the next unit's K tile c is in the
 //      tensor core, so the epilogue stays hidden behind MMAs as in step 7; a cluster barrier before exit
 //      (step 8's rule).
+// When the plan takes no split, the host launches this kernel compiled without item 4 and the ticket (SPLIT =
+// false): step 9's kernel, walking whole tiles.
 //
 // Build and run (from the repository root):
 //   cmake --preset default && cmake --build build --target step10_stream_k
@@ -91,6 +93,7 @@ template <int PIPE_DEPTH>
 struct Smem {
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> consumer: stage s has landed
   uint64_t empty_bar[PIPE_DEPTH];               // consumers of both CTAs -> TMA: stage s has been read
+  uint32_t worker;                              // the pair's worker index: its arrival ticket (SPLIT only)
   alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];               // A tiles [stage][128 rows][64 K] fp16
   alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];               // B tiles [stage][256 rows][64 K] fp16
   alignas(1024) uint8_t D[kConsumers][kDBoxes][kDBoxBytes];       // D boxes [c][box][64 rows][64 cols] fp16
@@ -117,12 +120,14 @@ __device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2; 
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: kSlotQuads float4
 // per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of this launch is published when
 // its flag holds `epoch`, a number the host never gives two launches on the same flags, so no launch has to clear
-// them. Without a split (plan.sk_tiles == 0) no unit is a part: workspace and flags are null and never touched.
-template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+// them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
+// SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
+// (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
-                 float4* workspace, uint32_t* flags, uint32_t epoch) {
+                 float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
   auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
@@ -133,10 +138,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
   const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
   const uint32_t peer = rank ^ 1;
-  const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs; its index is the worker's
+  const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
   // The work is PAIR tiles of 256 x 256, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
-  // worker (pair `cluster_id`) walks its units: its stream-K share, then whole tiles. CTA `rank` computes
+  // worker walks its units: its stream-K share, then whole tiles. CTA `rank` computes
   // D[tile_m0..+127][tile_n0..+255] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half. M and
   // N need only be multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows)
   // and outputs there are never written (TMA clips the store).
@@ -156,9 +161,27 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::mbarrier_init(&smem.empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 2 : kEmptyArrivals);
     }
   }
+  // [ticket]
+  // The worker index is the pair's arrival ticket, not its place in the grid. An owner waits only for workers with
+  // higher indices, so these started after it: none is queued behind a waiting owner, and any residency of two
+  // pairs or more is free of deadlock (common/kernel/stream_k.hpp). Rank 0 takes it for the pair; atomicInc wraps
+  // to 0 after the last pair. (A contract switch may run this instance on a plan without a split, and no counter:
+  // the grid index will do.)
+  if (SPLIT && rank == 0 && tid == 0)
+    smem.worker = arrivals ? atomicInc(arrivals, uint32_t(plan.workers - 1)) : uint32_t(cluster_id);
+  // [ticket]
   ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA too: it multicasts into our stages
-  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  ptx::barrier_cluster_wait(ptx::sem_acquire);    // (and rank 0's ticket is published)
+  if constexpr (SPLIT) {
+    if (rank == 1 && tid == 0) smem.worker = ptx::ld_shared_cluster(&smem.worker, 0);  // rank 0's ticket
+    __syncthreads();  // rank 1's copy is in place before any role reads it
+  }
+  // Each role reads smem.worker, a word of its own CTA, after its setmaxnreg (read from the peer or before, the
+  // index was held in a register through the loops, and the consumers spilled: ptxas). No split, no waits: the
+  // grid index will do. Without a split the plan has no stream-K region: saying so at compile time
+  // leaves step 9's walk.
+  const hg::StreamKPlan walk_plan = SPLIT ? plan : hg::StreamKPlan{plan.tiles, plan.k_tiles, plan.workers};
   // [setup]
 
   // [roles]
@@ -166,9 +189,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // === Producer warpgroup ==================================================================================
     ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
     if (warp_id == kProducerWarp && ptx::elect_sync()) {
+      const int worker = SPLIT ? int(smem.worker) : cluster_id;
       // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
       uint32_t ring_pos = 0;
-      for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // both CTAs walk the same units
+      for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // both CTAs walk the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
         const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
         tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
@@ -200,6 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     // === Consumer warpgroups 0 and 1 =========================================================================
     ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
+    const int worker = SPLIT ? int(smem.worker) : cluster_id;
     const int consumer = wg_id;
     const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
@@ -219,11 +244,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::mbarrier_arrive_remote(bar, peer);  // the same barrier in the peer CTA
     };
     // This consumer's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
-    auto part_of = [&](int worker) {
-      return workspace + size_t(worker) * kSlotQuads +
+    auto part_of = [&](int w) {
+      return workspace + size_t(w) * kSlotQuads +
              (int(rank) * kConsumers + consumer) * (kAccQuads * hg::kWarpgroupThreads);
     };
-    auto flag_of = [&](int worker) { return uint32_t(worker * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
+    auto flag_of = [&](int w) { return uint32_t(w * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
     // [epilogue]
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store) -> GMEM -----------------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
@@ -252,7 +277,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // [epilogue]
 
-    for (hg::StreamKWalk walk(plan, cluster_id); walk.valid(); walk.next()) {  // the producer's units, in order
+    for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // the producer's units, in order
       const hg::WorkUnit unit = walk.current();
       const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
       tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
@@ -297,30 +322,32 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [kloop]
 
       // [fixup]
-      if (unit.k0 > 0) {
-        // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
-        float4* part = part_of(cluster_id);
+      if constexpr (SPLIT) {  // a plan without a split has no parts
+        if (unit.k0 > 0) {
+          // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
+          float4* part = part_of(worker);
 #pragma unroll
-        for (int q = 0; q < kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
-          __stcg(&part[q * hg::kWarpgroupThreads + wg_tid],
-                 make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-        ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // all stores precede the release
-        // Release at GPU scope: the stores above, ours and (cumulatively, through the barrier) the warpgroup's,
-        // are visible to whoever acquires this flag. The epoch marks this launch's part.
-        if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(cluster_id)], epoch);
-        continue;  // the owner writes the tile
-      }
-      if (unit.k1 < k_tiles) {
-        // --- The owner of a split tile: add the parts of the workers after it, in K order -------------------
-        for (int w = cluster_id + 1; w <= plan.last_holder(unit.tile); ++w) {
-          // One thread acquires the flag (and spins), then the warpgroup's barrier passes the acquire on.
-          if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
-          ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody reads before the flag
-          const float4* part = part_of(w);
+          for (int q = 0; q < kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
+            __stcg(&part[q * hg::kWarpgroupThreads + wg_tid],
+                   make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+          ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // all stores precede the release
+          // Release at GPU scope: the stores above, ours and (cumulatively, through the barrier) the warpgroup's,
+          // are visible to whoever acquires this flag. The epoch marks this launch's part.
+          if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(worker)], epoch);
+          continue;  // the owner writes the tile
+        }
+        if (unit.k1 < k_tiles) {
+          // --- The owner of a split tile: add the parts of the workers after it, in K order -------------------
+          for (int w = worker + 1; w <= plan.last_holder(unit.tile); ++w) {
+            // One thread acquires the flag (and spins), then the warpgroup's barrier passes the acquire on.
+            if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
+            ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody reads before the flag
+            const float4* part = part_of(w);
 #pragma unroll
-          for (int q = 0; q < kAccQuads; ++q) {
-            const float4 p = __ldcg(&part[q * hg::kWarpgroupThreads + wg_tid]);  // L2: written by another SM
-            acc[4 * q] += p.x, acc[4 * q + 1] += p.y, acc[4 * q + 2] += p.z, acc[4 * q + 3] += p.w;
+            for (int q = 0; q < kAccQuads; ++q) {
+              const float4 p = __ldcg(&part[q * hg::kWarpgroupThreads + wg_tid]);  // L2: written by another SM
+              acc[4 * q] += p.x, acc[4 * q + 1] += p.y, acc[4 * q + 2] += p.z, acc[4 * q + 3] += p.w;
+            }
           }
         }
       }
@@ -356,8 +383,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
 /// the tensor maps (A in 128-row boxes, B in 128-row boxes, half a 256-row tile per CTA, D in 64 x 64 boxes, one
-/// consumer's chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and the workspace and flags
-/// (common/kernel/stream_k_host.hpp). Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
+/// consumer's chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and, when it splits, the
+/// workspace, flags and arrival counter (common/kernel/stream_k_host.hpp); when it does not, the instance without
+/// the fixup. Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
   using S = Smem<PIPE_DEPTH>;
@@ -366,20 +394,28 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   static constexpr hg::BarrierName kBarriers[] = {
       {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  HG_CUDA_CHECK(cudaFuncSetAttribute(hgemm_kernel<PIPE_DEPTH, BREAK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     kSmemBytes<PIPE_DEPTH>));
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);  // half a B tile per CTA
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
-  // The grid never exceeds the pairs that fit at once: an owner spins on a part's flag, and the worker that writes
-  // the part must be running, not queued behind the spinning CTAs.
-  const int pairs = hg::max_resident_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, kThreads, kSmemBytes<PIPE_DEPTH>);
+  // The grid never exceeds the pairs that fit at once (the arrival ticket needs only two, but fewer would leave
+  // SMs idle). Both instances use the same shared memory and threads, so they fit alike.
+  auto kernel = hgemm_kernel<PIPE_DEPTH, BREAK, true>;
+  HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  const int pairs = hg::max_resident_pairs(kernel, kThreads, kSmemBytes<PIPE_DEPTH>);
   const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
-  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs.min_share, knobs.rounds,
-                                                 knobs.min_saving_pct);
-  // Only a plan that splits uses the workspace and the flags: a slot per worker of the stream-K region (only they
-  // write parts). The break's owner reads the parts without their flags: a workspace filled with NaN before each
-  // launch shows every part read before it was written.
+  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs);
+  // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
+  // the split instance, which walks a plan without a split just as well).
+  if constexpr (BREAK == hg::Break::kNone) {
+    if (plan.sk_tiles == 0) {
+      kernel = hgemm_kernel<PIPE_DEPTH, BREAK, false>;
+      HG_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+    }
+  }
+  // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
+  // (only they write parts). The break's owner reads the parts without their flags: a workspace filled with NaN
+  // before each launch shows every part read before it was written.
   std::shared_ptr<hg::StreamKBuffers> buffers;
   if (plan.sk_tiles > 0)
     buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * kSlotQuads * sizeof(float4),
@@ -389,8 +425,9 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
     const uint32_t epoch = buffers ? buffers->next_epoch(stream) : 0;  // no split: no parts to publish
     float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
     uint32_t* flags = buffers ? buffers->flags() : nullptr;
-    hg::launch_pairs(hgemm_kernel<PIPE_DEPTH, BREAK>, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b,
-                     tmap_d, g.m, g.n, g.k, plan, workspace, flags, epoch);
+    uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
+    hg::launch_pairs(kernel, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k,
+                     plan, workspace, flags, epoch, arrivals);
   };
 }
 

@@ -300,16 +300,19 @@ TEST_CASE("--sk-*: the stream-K knobs, their defaults from one place, bounds ref
   CHECK(d.stream_k.min_share == hg::StreamKKnobs{}.min_share);
   CHECK(d.stream_k.rounds == hg::StreamKKnobs{}.rounds);
   CHECK(d.stream_k.min_saving_pct == hg::StreamKKnobs{}.min_saving_pct);
+  CHECK(d.stream_k.part_cost == hg::StreamKKnobs{}.part_cost);
   CHECK_FALSE(d.stream_k_given);
-  const hg::Options o = parse({"--sk-min-share", "100000", "--sk-rounds=0", "--sk-min-saving", "25"});
+  const hg::Options o = parse({"--sk-min-share", "100000", "--sk-rounds=0", "--sk-min-saving", "25", "--sk-part-cost", "7"});
   CHECK(o.stream_k_given);
   CHECK(o.stream_k.min_share == 100000);
   CHECK(o.stream_k.rounds == 0);
   CHECK(o.stream_k.min_saving_pct == 25);
-  CHECK(hg::stream_k_text(o.stream_k) == "sk_min_share=100000 sk_rounds=0 sk_min_saving=25");
+  CHECK(o.stream_k.part_cost == 7);
+  CHECK(hg::stream_k_text(o.stream_k) == "sk_min_share=100000 sk_rounds=0 sk_min_saving=25 sk_part_cost=7");
   check_refused({"--sk-min-share", "0"}, {"--sk-min-share must be between 1 and 1000000, got 0"});
   check_refused({"--sk-rounds", "-1"}, {"--sk-rounds"});
   check_refused({"--sk-min-saving", "101"}, {"--sk-min-saving must be between 0 and 100"});
+  check_refused({"--sk-part-cost", "-1"}, {"--sk-part-cost must be between 0 and 1000"});
   CHECK(contains(hg::usage("step10_demo", "split", hg::Shape{128, 128, 64}, {4}, true), "--sk-min-share N"));
   CHECK(!contains(hg::usage("step9_demo", "no split", hg::Shape{128, 128, 64}, {4}), "--sk-"));
 }

@@ -261,6 +261,41 @@ TEST_CASE("stream-K plan: a replay in any order never deadlocks and adds a tile'
         }
 }
 
+TEST_CASE("stream-K plan: the fixup's parts are counted per worker, and their cost can cancel a split") {
+  for (const int workers : {2, 7, 66})
+    for (const int k_tiles : {3, 16, 64, 128})
+      for (const int min_share : {1, 2, 4})
+        for (int tiles = 1; tiles <= 2 * workers + 3; tiles += (workers > 16 ? 5 : 1)) {
+          CAPTURE(workers);
+          CAPTURE(k_tiles);
+          CAPTURE(min_share);
+          CAPTURE(tiles);
+          const StreamKPlan p = plan_stream_k(tiles, k_tiles, workers, min_share, 1);
+          int longest = 0;
+          for (int w = 0; w < workers; ++w) {
+            int moved = 0, iters = 0;  // counted from the units the worker walks
+            for (const WorkUnit& u : units_of(p, w)) {
+              if (u.tile >= p.sk_tiles) continue;  // whole tiles after the share move no part
+              iters += u.k1 - u.k0;
+              if (u.k0 > 0) ++moved;                                       // a part it writes
+              if (u.k0 == 0 && u.k1 < k_tiles) moved += p.last_holder(u.tile) - w;  // parts it reads as owner
+            }
+            CHECK(p.parts_moved(w) == moved);
+            longest = std::max(longest, iters + 3 * moved);
+          }
+          CHECK(p.max_cost(0) == p.max_iters());
+          CHECK(p.max_cost(3) == p.dp_rounds() * k_tiles + longest);
+        }
+  // One 256 x 256 pair tile of 128 K tiles (256 x 256 x 8192): shares of 4 make 32 holders and the owner reads 31
+  // parts. At 2 K tiles a part its cost is 4 + 2 x 31 = 66 of step 9's 128: still a split; at 4 it is 128: none.
+  const StreamKPlan one = plan_stream_k(1, 128, 66, 4, 1);
+  CHECK(one.sk_workers == 32);
+  CHECK(one.parts_moved(0) == 31);
+  CHECK(one.max_cost(2) == 66);
+  CHECK(plan_stream_k(1, 128, 66, 4, 1, 10, 2).sk_tiles == 1);
+  CHECK(plan_stream_k(1, 128, 66, 4, 1, 10, 4).sk_tiles == 0);
+}
+
 TEST_CASE("stream-K plan: the shapes of step 10's page") {
   // 5120 x 5120 x 2048 on 66 pairs: 400 pair tiles (6 whole rounds and 4 over), 32 K tiles each.
   const StreamKPlan tail = plan_stream_k(400, 32, 66, 8, 0);

@@ -135,7 +135,8 @@ int run(const hg::BenchOptions& args) {
        << "}},\n  \"settle_ms\": " << args.settle_ms
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"stream_k\": {\"min_share\": " << args.stream_k.min_share << ", \"rounds\": " << args.stream_k.rounds
-       << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct << "}"
+       << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct
+       << ", \"part_cost\": " << args.stream_k.part_cost << "}"
        << ",\n  \"steps\": [" << step_list << "]"
        << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())
        << ",\n  \"csv\": \"" << run_name << ".csv\"\n}\n";

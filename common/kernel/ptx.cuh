@@ -20,6 +20,8 @@
 //                                  barrier" (bar.sync / bar.arrive with a barrier id and a thread count)
 //   st_release_gpu, ld_acquire_gpu PTX ISA "st", "ld" with .release / .acquire at .gpu scope: flags in global
 //                                  memory between CTAs (step 10)
+//   ld_shared_cluster              PTX ISA "ld" (.shared::cluster): a word of the peer CTA's shared memory
+//                                  (step 10's arrival ticket)
 // One more lives in common/kernel/watchdog.cuh, next to its host side: ptx::mbarrier_wait_parity, the
 // mbarrier.try_wait.parity loop every wait of the kernels goes through.
 //
@@ -226,6 +228,15 @@ __device__ __forceinline__ void tma_load_2d_pair(void* dst, const void* tensor_m
 /// st.release.gpu.global.u32 (PTX ISA "Data Movement and Conversion Instructions: st", .release, .gpu): publish.
 __device__ __forceinline__ void st_release_gpu(uint32_t* flag, uint32_t value) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+/// ld.shared::cluster.u32 (PTX ISA "Data Movement and Conversion Instructions: ld", state space .shared::cluster):
+/// a weak load of the word at the same shared-memory offset as `local` in CTA `rank` of the cluster. Written there
+/// before a cluster barrier (arrive.release / wait.acquire) that this thread has passed, it is visible.
+__device__ __forceinline__ uint32_t ld_shared_cluster(const uint32_t* local, uint32_t rank) {
+  uint32_t value;
+  asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(value) : "r"(mapa_shared_cluster(local, rank)) : "memory");
+  return value;
 }
 
 /// ld.acquire.gpu.global.u32 (PTX ISA "Data Movement and Conversion Instructions: ld", .acquire, .gpu): observe.

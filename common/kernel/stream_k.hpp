@@ -15,13 +15,19 @@
 // result does not depend on which part arrives first. A part that does not start at K tile 0 can only be a
 // worker's FIRST piece of work (its share starts inside that tile), so each worker writes at most one part (one
 // workspace slot per worker), and no part waits for anything before it is written. An owner's wait therefore
-// only ever waits on work that runs without waiting: with every worker resident at once (the grid never
-// exceeds the CTAs that fit), no wait can deadlock.
+// only ever waits on work that runs without waiting, held by workers with higher indices. CUDA promises neither
+// that all CTAs of a grid are resident at once nor that they start in index order, so a worker's index is its
+// ARRIVAL TICKET (an atomic counter at kernel entry), not its place in the grid. The started workers are then
+// always the lowest indices, and only the highest of them can wait for one not yet started: a lower owner whose
+// tile reached past it would make the highest a holder of a part only, and such a worker never waits. Every other
+// started worker completes and frees its SMs, so with room for two workers the next one always starts: any
+// residency of two workers or more completes (tests/test_stream_k.cpp replays it in random start orders).
 //
-// The split costs something (the parts' round trip through the workspace, a unit boundary or two per worker), so
-// it is taken only when it shortens the longest worker's list of iterations by at least min_saving_pct percent;
-// otherwise the plan is plain step 9 (every tile whole). Host and device code: the kernels, the CPU tests and the benchmark use this one
-// implementation.
+// The split costs something: each part makes a round trip through the workspace (written by one worker, read by
+// the owner, which adds the parts one after the other). The plan counts it, part_cost K tiles per part a worker
+// moves, and splits only when that shortens the longest worker's cost by at least min_saving_pct percent;
+// otherwise the plan is plain step 9 (every tile whole), and the host launches a kernel compiled without the
+// fixup. Host and device code: the kernels, the CPU tests and the benchmark use this one implementation.
 #pragma once
 
 #include "common/kernel/hd.hpp"
@@ -43,11 +49,15 @@ struct StreamKPlan {
 
   /// Worker w's stream-K iterations are [sk_begin(w), sk_begin(w + 1)); iteration i is K tile i % k_tiles of
   /// tile i / k_tiles.
+  /// (32-bit unsigned arithmetic: plan_stream_k keeps sk_iters * sk_workers below 2^32. A 64-bit division is a
+  /// subroutine call on the GPU, and around the call the Hopper kernel spilled registers: ptxas.)
   HG_HD constexpr int sk_begin(int w) const {
-    return w >= sk_workers ? sk_iters : int((long long)sk_iters * w / sk_workers);
+    return w >= sk_workers ? sk_iters : int(unsigned(sk_iters) * unsigned(w) / unsigned(sk_workers));
   }
   /// The worker that holds stream-K iteration i (0 <= i < sk_iters).
-  HG_HD constexpr int worker_of(int i) const { return int(((long long)(i + 1) * sk_workers - 1) / sk_iters); }
+  HG_HD constexpr int worker_of(int i) const {
+    return int((unsigned(i + 1) * unsigned(sk_workers) - 1u) / unsigned(sk_iters));
+  }
   /// The owner of stream-K tile s (0 <= s < sk_tiles), which finishes it, and the last worker holding a part.
   HG_HD constexpr int owner(int s) const { return worker_of(s * k_tiles); }
   HG_HD constexpr int last_holder(int s) const { return worker_of((s + 1) * k_tiles - 1); }
@@ -58,26 +68,49 @@ struct StreamKPlan {
   HG_HD constexpr int max_iters() const {
     return dp_rounds() * k_tiles + (sk_workers > 0 ? (sk_iters + sk_workers - 1) / sk_workers : 0);
   }
+  /// Parts worker w moves through the workspace: the one it writes (its share starts inside a tile) plus, as the
+  /// owner of a split tile, those it reads and adds one after the other.
+  HG_HD constexpr int parts_moved(int w) const {
+    const int first = sk_begin(w), end = sk_begin(w + 1);
+    if (end <= first) return 0;
+    const int writes = first % k_tiles != 0 ? 1 : 0;
+    const int s = (end - 1) / k_tiles;  // the last tile the share touches: split and owned by w if it starts there
+    const int reads = s * k_tiles >= first && last_holder(s) > w ? last_holder(s) - w : 0;
+    return writes + reads;
+  }
+  /// The longest worker's cost in K tiles: its iterations plus part_cost K tiles for every part it moves (the
+  /// fixup: a part is 128 KiB per CTA at Hopper's tile, written by one worker, read by the owner).
+  HG_HD constexpr int max_cost(int part_cost) const {
+    int longest = 0;
+    for (int w = 0; w < sk_workers; ++w) {
+      const int c = sk_begin(w + 1) - sk_begin(w) + part_cost * parts_moved(w);
+      longest = c > longest ? c : longest;
+    }
+    return dp_rounds() * k_tiles + longest;
+  }
 };
 
-/// The split's three knobs (the verify binary's and the benchmark's --sk-min-share, --sk-rounds, --sk-min-saving),
-/// with their defaults, chosen by the sweep on docs/lab_step10_stream_k.md: one whole round joins the left-over
-/// tiles in the stream-K region, no share is shorter than 4 K tiles, and the split is taken only where it shortens
-/// the longest worker by at least 10% (less did not pay for the workspace's round trip on the H200; Blackwell uses
-/// the same, unmeasured there). A min_share
-/// larger than any tile's K tiles (e.g. 100000) turns the split off: plain step 9.
+/// The split's knobs (the verify binary's and the benchmark's --sk-min-share, --sk-rounds, --sk-min-saving,
+/// --sk-part-cost), with their defaults in this one place: one whole round joins the left-over tiles in the
+/// stream-K region, no share is shorter than 4 K tiles, a part moved through the workspace costs its worker as
+/// much as part_cost K tiles, and the split is taken only where it shortens the longest worker by at least
+/// min_saving_pct percent of step 9's. docs/lab_step10_stream_k.md says how the sweep of real layer shapes chose
+/// them on the H200; Blackwell uses the same, unmeasured there. A min_share larger than any tile's K tiles
+/// (e.g. 100000) turns the split off: plain step 9.
 struct StreamKKnobs {
   int min_share = 4;        ///< K tiles, >= 1: the shortest share of a worker in the stream-K region
   int rounds = 1;           ///< >= 0: whole rounds added to the stream-K region
   int min_saving_pct = 10;  ///< 0 to 100: the least saving of the longest worker for which the plan splits
+  int part_cost = 2;        ///< K tiles, >= 0: what one part written or read costs its worker
 };
 
 /// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers: the tiles % workers left over plus
 /// `sk_rounds` whole rounds (when there are that many) go to the stream-K region, divided over as many workers
 /// as keep every share at least min_share K tiles long (min_share >= 1); no split when it would not shorten the
-/// longest worker's list by at least min_saving_pct percent (0: by anything).
+/// longest worker's cost (max_cost: iterations plus part_cost per part moved) by at least min_saving_pct percent
+/// of step 9's longest list (0: by anything).
 HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share, int sk_rounds,
-                                          int min_saving_pct = 0) {
+                                          int min_saving_pct = 0, int part_cost = 0) {
   StreamKPlan p;
   p.tiles = tiles, p.k_tiles = k_tiles, p.workers = workers;
   const int left = tiles % workers;
@@ -86,13 +119,18 @@ HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, i
   const int sk_iters = sk_tiles * k_tiles;
   int sk_workers = sk_iters / (min_share > 0 ? min_share : 1);
   if (sk_workers > workers) sk_workers = workers;
+  if ((long long)sk_iters * sk_workers >= (1LL << 32)) sk_workers = 0;  // beyond the walk's 32-bit arithmetic
   StreamKPlan split = p;
   split.sk_tiles = sk_tiles, split.sk_iters = sk_iters, split.sk_workers = sk_workers;
   // Step 9's longest list: ceil(tiles / workers) whole tiles.
   const int whole = (tiles + workers - 1) / workers * k_tiles;
-  const long long saved = (long long)(whole - split.max_iters()) * 100;
-  if (sk_workers > 0 && saved > 0 && saved >= (long long)min_saving_pct * whole) return split;
+  const long long saved = sk_workers > 0 ? (long long)(whole - split.max_cost(part_cost)) * 100 : 0;
+  if (saved > 0 && saved >= (long long)min_saving_pct * whole) return split;
   return p;  // sk_tiles = 0: every tile whole, round-robin
+}
+/// The same with the command line's knobs: what the kernels' host code calls.
+HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, const StreamKKnobs& knobs) {
+  return plan_stream_k(tiles, k_tiles, workers, knobs.min_share, knobs.rounds, knobs.min_saving_pct, knobs.part_cost);
 }
 
 /// The work units one worker walks, in order: its stream-K share, cut at tile boundaries, then its whole tiles

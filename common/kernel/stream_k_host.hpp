@@ -1,5 +1,6 @@
 // common/kernel/stream_k_host.hpp: the host side of step 10's stream-K kernels: their workspace and flags, the
-// launch counter (epoch) that makes clearing the flags unnecessary. The split's knobs are hg::StreamKKnobs
+// launch counter (epoch) that makes clearing the flags unnecessary, and the counter the pairs take their arrival
+// tickets from. The split's knobs are hg::StreamKKnobs
 // (common/kernel/stream_k.hpp), set on the command line.
 //
 // A part of a split tile is published by storing the launch's epoch into its flag (release); the owner waits
@@ -29,6 +30,9 @@ class StreamKBuffers {
 
   void* workspace() const { return workspace_; }
   uint32_t* flags() const { return flags_; }
+  /// The arrival counter: each pair of a launch takes the next ticket (its worker index) with atomicInc, which
+  /// wraps back to 0 after the last pair, so the counter is ready for the next launch without a clear.
+  uint32_t* arrivals() const { return flags_ + flag_count_; }
   /// The epoch of the next launch on `stream` (never 0, the value of a cleared flag). Enqueues the flags' clearing
   /// before the first launch and when the counter wraps, and the workspace's poisoning when asked for. Throws
   /// std::runtime_error while `stream` is being captured into a graph.
