@@ -324,6 +324,23 @@ TEST_CASE("--graph N: replays of a captured launch, bounded like --repeat") {
   CHECK(contains(hg::usage("s", "x", hg::Shape{128, 128, 64}), "--graph N"));
 }
 
+TEST_CASE("--hog-sms N: another kernel holds N SMs; the GPU must keep two CTA pairs free") {
+  CHECK(parse({}).hog_sms == 0);  // off
+  CHECK(parse({"--hog-sms", "120"}).hog_sms == 120);
+  CHECK(parse({"--hog-sms=1024"}).hog_sms == hg::kMaxHogSms);
+  check_refused({"--hog-sms", "1025"}, {"--hog-sms must be between 0 and 1024, got 1025"});
+  check_refused({"--hog-sms", "-1"}, {"--hog-sms must be between 0 and 1024"});
+  check_refused({"--hog-sms", "all"}, {"--hog-sms expects a non-negative integer, got 'all'"});
+  CHECK(contains(hg::usage("s", "x", hg::Shape{128, 128, 64}), "--hog-sms N"));
+  // Against the GPU's SM count (an H200 has 132): 0 and up to 128 pass, more leave fewer than 4 SMs.
+  CHECK(hg::check_hog_sms(0, 132).empty());
+  CHECK(hg::check_hog_sms(128, 132).empty());
+  CHECK(hg::check_hog_sms(129, 132) ==
+        "--hog-sms 129 leaves 3 of this GPU's 132 SMs free; the step needs at least 4 (two CTA pairs): give at most "
+        "--hog-sms 128");
+  CHECK(contains(hg::check_hog_sms(1024, 132), "leaves 0 of this GPU's 132 SMs free"));
+}
+
 TEST_CASE("--init both and --pipe-depth all: several variants in one process") {
   CHECK(parse({"--init", "both"}).init_both);
   CHECK_FALSE(parse({"--init", "both", "--init", "int"}).init_both);  // the last one counts

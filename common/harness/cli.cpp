@@ -1,6 +1,7 @@
 // common/harness/cli.cpp: the command line shared by every step's verify binary (see cli.hpp).
 #include "common/harness/cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -120,8 +121,9 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     const bool takes_value = flag == "--m" || flag == "--n" || flag == "--k" || flag == "--seed" ||
                              flag == "--init" || flag == "--arch" || flag == "--warmup" || flag == "--iters" ||
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
-                             flag == "--settle-ms" || flag == "--repeat" || flag == "--graph" || flag == "--sk-min-share" ||
-                             flag == "--sk-rounds" || flag == "--sk-min-saving" || flag == "--sk-part-cost";
+                             flag == "--settle-ms" || flag == "--repeat" || flag == "--graph" || flag == "--hog-sms" ||
+                             flag == "--sk-min-share" || flag == "--sk-rounds" || flag == "--sk-min-saving" ||
+                             flag == "--sk-part-cost";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -152,6 +154,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--settle-ms") opt.settle_ms = int(parse_bounded(flag, value, 0, 10000));
     else if (flag == "--repeat") opt.repeat = int(parse_bounded(flag, value, 0, 1000));
     else if (flag == "--graph") opt.graph = int(parse_bounded(flag, value, 0, 1000));
+    else if (flag == "--hog-sms") opt.hog_sms = int(parse_bounded(flag, value, 0, kMaxHogSms));  // run() checks the GPU
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
     else if (parse_stream_k_flag(flag, value, opt.stream_k)) opt.stream_k_given = true;  // the step checks it has them
     else if (flag == "--pipe-depth" && value == "all") opt.pipe_depth = kAllDepths;
@@ -236,6 +239,14 @@ std::string check_shape(const Shape& s, ShapeRule rule, const std::string& step_
   return step_name + ": unknown shape rule (this is a bug in the step)";
 }
 
+std::string check_hog_sms(int hog_sms, int sm_count) {
+  if (hog_sms <= sm_count - kHogFreeSms) return "";
+  return "--hog-sms " + std::to_string(hog_sms) + " leaves " + std::to_string(std::max(sm_count - hog_sms, 0)) +
+         " of this GPU's " + std::to_string(sm_count) + " SMs free; the step needs at least " +
+         std::to_string(kHogFreeSms) + " (two CTA pairs): give at most --hog-sms " +
+         std::to_string(std::max(sm_count - kHogFreeSms, 0));
+}
+
 void prepare_save_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   if (dir.empty()) throw UsageError("--save needs a directory name");
@@ -286,6 +297,9 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "                          equal the first launch's (default 0)\n"
       << "  --graph N               after verifying, capture one launch into a CUDA graph and replay it N\n"
       << "                          times, 0 to 1000: every output bit must equal the first launch's (default 0)\n"
+      << "  --hog-sms N             another kernel holds N SMs, 0 to " << kMaxHogSms << ", while the verified launch\n"
+      << "                          runs: it must finish on the SMs left, at least " << kHogFreeSms
+      << " (default 0: off)\n"
       << "  --save DIR              write A.npy, B.npy and D.npy (fp16) into DIR (default: no files)\n"
       << "  --break NAME            run a deliberately broken variant of the kernel; --break list names them\n";
   if (!pipe_depths.empty())

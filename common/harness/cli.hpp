@@ -52,10 +52,14 @@ struct Options {
                                          ///< kAllDepths: every depth the step offers (--pipe-depth all)
   int repeat = 0;                        ///< --repeat N: N more launches must reproduce the first's bits
   int graph = 0;                         ///< --graph N: one launch captured in a CUDA graph, replayed N times, the same
+  int hog_sms = 0;                       ///< --hog-sms N: another kernel holds N SMs during the verified launch
   StreamKKnobs stream_k;                 ///< --sk-min-share, --sk-rounds, --sk-min-saving (steps with the knob)
   bool stream_k_given = false;           ///< whether any --sk-* flag was given
   bool help = false;                     ///< --help: print usage, exit 0
 };
+
+/// Largest --hog-sms: the most SMs of any GPU here (an H200 has 132), with room to spare.
+inline constexpr int kMaxHogSms = 1024;
 
 /// Parses argv (argv[0] is the program name). Accepts `--flag value` and `--flag=value`.
 /// Throws UsageError for unknown flags, missing values, non-numbers, zero, negative or too large sizes,
@@ -80,6 +84,14 @@ int resolve_pipe_depth(int requested, const std::vector<int>& offered, const std
 
 /// Returns "" when the step accepts the shape, else the one-line reason naming the rule it breaks.
 std::string check_shape(const Shape& shape, ShapeRule rule, const std::string& step_name);
+
+/// The fewest SMs --hog-sms leaves free: two CTA pairs, the least a step's grid needs to make progress (step 10's
+/// workers wait for each other's parts; its arrival tickets need two resident pairs).
+inline constexpr int kHogFreeSms = 4;
+
+/// Returns "" when --hog-sms `hog_sms` leaves at least kHogFreeSms of the GPU's `sm_count` SMs free, else the
+/// one-line reason naming the SM count (exit 2).
+std::string check_hog_sms(int hog_sms, int sm_count);
 
 /// Makes sure --save DIR exists (creating it if needed) and is a writable directory; throws UsageError.
 void prepare_save_dir(const std::string& dir);

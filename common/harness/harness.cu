@@ -3,9 +3,15 @@
 
 #include <sys/sysinfo.h>
 
+#include <cuda/ptx>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
 
 #include "common/harness/order.hpp"
 #include "common/harness/reference.cuh"
@@ -16,7 +22,107 @@ namespace {
 
 double gib(double bytes) { return bytes / double(1ull << 30); }
 
+/// How long the host waits for every hog block to be resident; longer than SmHog::kHoldNs, so that a block that
+/// arrived early and gave up is what stops the wait when the blocks cannot all be resident at once.
+constexpr auto kHogArriveWait = std::chrono::seconds(5);
+static_assert(SmHog::kHoldNs < kWatchdogNs, "a step waiting for the hog to let go must not look like a deadlock");
+
 }  // namespace
+
+/// Written by the hog's blocks and the host through host-mapped memory. Volatile accesses are relaxed at system
+/// scope (PTX memory model), so neither side caches a stale value. Every word has one writer or only ever becomes
+/// 1: no atomics on host memory.
+struct HogFlags {
+  uint32_t arrived[kMaxHogSms];  // block b sets arrived[b] on entry
+  uint32_t release;              // the host sets it: every block ends
+  uint32_t timed_out;            // a block that gave up its SM at SmHog::kHoldNs sets it
+};
+
+namespace {
+
+/// One thread per block; the launch's dynamic shared memory (never touched) is what keeps other CTAs off the SM.
+__global__ void hog_kernel(HogFlags* flags, uint64_t hold_ns) {
+  volatile HogFlags* f = flags;
+  f->arrived[blockIdx.x] = 1;
+  __threadfence_system();  // the arrival leaves for host memory now
+  const uint64_t start = cuda::ptx::get_sreg_globaltimer();  // ns, common to the whole GPU
+  while (f->release == 0) {
+    if (cuda::ptx::get_sreg_globaltimer() - start > hold_ns) {
+      f->timed_out = 1;
+      __threadfence_system();  // the host sees it before this SM is free to run a CTA of the step
+      return;
+    }
+    __nanosleep(1000);  // each read crosses the bus to host memory: about once a microsecond is enough
+  }
+}
+
+}  // namespace
+
+SmHog::SmHog(int blocks, const Device& dev) : blocks_(blocks) {
+  try {
+    HG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    HG_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), sizeof(HogFlags), cudaHostAllocMapped));
+    std::memset(flags_, 0, sizeof(HogFlags));  // the launch below orders it before the kernel's reads
+    HogFlags* dev_flags = nullptr;
+    HG_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_flags), flags_, 0));
+    int smem = 0;
+    HG_CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal));
+    HG_CUDA_CHECK(cudaFuncSetAttribute(hog_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    hog_kernel<<<blocks, 1, smem, stream_>>>(dev_flags, kHoldNs);
+    HG_CUDA_CHECK(cudaGetLastError());
+    running_ = true;
+    wait_until_resident(dev.prop.multiProcessorCount);
+  } catch (...) {
+    close();  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+void SmHog::wait_until_resident(int sm_count) {
+  const volatile HogFlags* f = flags_;
+  const auto deadline = std::chrono::steady_clock::now() + kHogArriveWait;
+  for (;;) {
+    int arrived = 0;
+    for (int b = 0; b < blocks_; ++b) arrived += f->arrived[b] != 0;
+    const bool gave_up = f->timed_out != 0;
+    if (arrived == blocks_ && !gave_up) return;
+    if (gave_up || std::chrono::steady_clock::now() > deadline) {
+      // A hog kernel that failed reports its own error. (Queried only here: the "not ready" of a running stream
+      // could linger as the runtime's last error, which check_kernel reads after the step's launch.)
+      const cudaError_t state = cudaStreamQuery(stream_);
+      if (state != cudaSuccess && state != cudaErrorNotReady) HG_CUDA_CHECK(state);
+      throw std::runtime_error(
+          "--hog-sms " + std::to_string(blocks_) + ": the hog's blocks were never all resident at once (" +
+          std::to_string(arrived) + " of " + std::to_string(blocks_) + " arrived" +
+          (gave_up ? ", and one gave up its SM at its time bound" : "") + "); this GPU has " +
+          std::to_string(sm_count) + " SMs: another process may be using some, retry on an idle GPU");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+bool SmHog::holding() const { return static_cast<const volatile HogFlags*>(flags_)->timed_out == 0; }
+
+void SmHog::release() {
+  if (!running_) return;
+  static_cast<volatile HogFlags*>(flags_)->release = 1;
+  running_ = false;
+  HG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+SmHog::~SmHog() { close(); }
+
+void SmHog::close() noexcept {
+  if (running_) {  // unchecked: this runs while unwinding from another error, which is the one to report
+    static_cast<volatile HogFlags*>(flags_)->release = 1;
+    cudaStreamSynchronize(stream_);
+    running_ = false;
+  }
+  if (flags_ != nullptr) cudaFreeHost(flags_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  flags_ = nullptr;
+  stream_ = nullptr;
+}
 
 std::string find_device(ArchChoice wanted, Device& dev) {
   int count = 0;

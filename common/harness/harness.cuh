@@ -1,6 +1,6 @@
 // common/harness/harness.cuh: the pieces of a GEMM run shared by the verify binaries (common/harness/runner.cu) and the
 // benchmark (tools/hgemm_bench.cu): device selection, buffers, verification against the reference GEMM,
-// timing with CUDA events over rotated inputs, and the cuBLAS baseline.
+// timing with CUDA events over rotated inputs, the cuBLAS baseline, and a kernel that holds SMs (--hog-sms).
 #pragma once
 
 #include <cublas_v2.h>
@@ -70,6 +70,35 @@ struct Device {
   int ordinal = 0;
   cudaDeviceProp prop{};
   ArchChoice arch = ArchChoice::kAuto;  // kSm90 or kSm100 once found
+};
+
+/// --hog-sms: another kernel that holds `blocks` SMs while a step runs, so that the step gets only the SMs left.
+/// Each of its blocks takes all the shared memory a block may have (so no CTA fits beside it on its SM) and spins,
+/// on its own non-blocking stream, until release() or until kHoldNs have passed. The constructor returns once all
+/// blocks are resident at once, and throws when they never are.
+struct HogFlags;  // what the hog and the host share, in host-mapped memory (harness.cu)
+class SmHog {
+ public:
+  /// How long a block holds its SM at most: far longer than any step's verified launch (milliseconds), and shorter
+  /// than the watchdog's bound (HG_WATCHDOG_SECONDS, 5 s), so that a step that can finish only once the hog lets go
+  /// does finish and is reported as such (hog_held=no) instead of being stopped as a deadlock.
+  static constexpr uint64_t kHoldNs = 2'000'000'000ull;
+  SmHog(int blocks, const Device& dev);
+  ~SmHog();  // releases and waits for the hog's kernel, without throwing
+  SmHog(const SmHog&) = delete;
+  SmHog& operator=(const SmHog&) = delete;
+  /// Whether every block still holds its SM (none has given up at its time bound).
+  bool holding() const;
+  /// Lets the blocks go and waits until the hog's kernel has ended.
+  void release();
+
+ private:
+  void wait_until_resident(int sm_count);
+  void close() noexcept;
+  int blocks_ = 0;
+  cudaStream_t stream_ = nullptr;
+  HogFlags* flags_ = nullptr;  // host address; the kernel gets the mapped device address
+  bool running_ = false;       // launched and not yet waited for
 };
 
 /// Returns "" and fills `dev`, or the one-line reason why no supported GPU is usable (exit 77).

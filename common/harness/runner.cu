@@ -1,10 +1,12 @@
 // common/harness/runner.cu: the verify binary every step shares (see runner.hpp).
 //
 // Order: parse and validate the arguments (exit 2, no CUDA call yet); find a supported GPU (exit 77);
-// allocate, fill, poison D, run the step's kernel, run the reference, verify (exit 0 or 1); optionally
-// relaunch and compare the bits (--repeat), save .npy files and benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so
-// does a wait stopped by the mbarrier watchdog ("deadlock: ..."). --break NAME runs a broken variant.
+// allocate, fill, poison D, run the step's kernel (with --hog-sms, while another kernel holds N SMs), run the
+// reference, verify (exit 0 or 1); optionally relaunch and compare the bits (--repeat), save .npy files and
+// benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so does a wait stopped by the
+// mbarrier watchdog ("deadlock: ..."). --break NAME runs a broken variant.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +139,11 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
     std::fprintf(stderr, "%s: error: %s\n", spec.name, too_big.c_str());
     return kExitUsage;
   }
+  const std::string too_many = check_hog_sms(opt.hog_sms, dev.prop.multiProcessorCount);
+  if (!too_many.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", spec.name, too_many.c_str());
+    return kExitUsage;
+  }
   const PrepareFn prepare_fn = dev.arch == ArchChoice::kSm90 ? spec.prepare_sm90 : spec.prepare_sm100;
   if (brk != Break::kNone && !has_break(dev.arch == ArchChoice::kSm90 ? KernelArch::kSm90 : KernelArch::kSm100, brk)) {
     std::fprintf(stderr, "%s: error: --break %s switches off a contract of the %s kernel; this GPU runs the %s "
@@ -153,14 +160,26 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   const GemmArgs g{a.get(), b.get(), d.get(), int(s.m), int(s.n), int(s.k)};
 
   const std::string kernel_name = std::string("the ") + spec.name + " " + to_string(dev.arch) + " kernel";
-  const Launcher launch = prepare(g);
+  const Launcher launch = prepare(g);  // loads the kernel before any hog runs: a load may wait for running kernels
+  bool hog_held = true;  // --hog-sms: the hog still held its SMs when the kernel finished
   const VerifyReport report = run_and_verify(
       [&](const GemmArgs&) {
+        std::optional<SmHog> hog;
+        if (opt.hog_sms > 0) hog.emplace(opt.hog_sms, dev);  // returns once it holds all its SMs
         launch(stream.s);
         check_kernel(kernel_name, stream.s);
+        if (hog) {
+          hog_held = hog->holding();
+          hog->release();
+        }
       },
       g, opt.init, stream.s);
   std::string repeat_text;
+  if (opt.hog_sms > 0)
+    repeat_text += " hog_sms=" + std::to_string(opt.hog_sms) + " hog_held=" +
+                   (hog_held ? std::string("yes")
+                             : "no (the hog gave up its SMs after " + std::to_string(SmHog::kHoldNs / 1000000000) +
+                                   " s, before the kernel finished: the kernel did not complete on the SMs left)");
   bool identical = true;  // --repeat and --graph: every relaunch gave the first launch's bits
   if (opt.repeat > 0 && report.pass) {
     const std::string diff = same_bits([&] { launch(stream.s); }, g, opt.repeat, "relaunch", kernel_name, stream.s);
@@ -181,7 +200,7 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
   if (spec.stream_k_knobs) variant_text += " " + stream_k_text(variant.stream_k);
   if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
-  const bool pass = report.pass && identical;
+  const bool pass = report.pass && identical && hog_held;
   std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s%s %s%s\n", spec.name,
               to_string(dev.arch), dev.prop.name, (long long)s.m, (long long)s.n, (long long)s.k, to_string(opt.init),
               (unsigned long long)opt.seed, variant_text.c_str(), report.summary().c_str(), repeat_text.c_str(),
