@@ -183,7 +183,10 @@ TEST_CASE("parse_bench_options: --sweep, --steps and --plan") {
   CHECK(a.sweep_file == file);
   CHECK(a.steps == std::vector<std::string>{"step10_stream_k", "step3_grid"});
   CHECK(a.plan);
+  CHECK_FALSE(a.sk_forced);
   CHECK_FALSE(parse({}, ladder).plan);
+  CHECK(parse({"--sk-forced", "--steps", "step10_stream_k"}, ladder).sk_forced);
+  CHECK_THROWS_WITH_AS(parse({"--sk-forced"}), "unknown option '--sk-forced'", hg::UsageError);
 
   CHECK_THROWS_WITH_AS(parse({"--steps", "step9"}, ladder),
                        "--steps: no step 'step9' to time; the choices: step3_grid, step9_multi_consumer and "
@@ -212,12 +215,14 @@ TEST_CASE("parse_bench_options: --sweep, --steps and --plan") {
 
 TEST_CASE("bench_usage: --sweep, --steps and --plan only where the tool times steps, with their names") {
   const std::string with = hg::bench_usage("hgemm_bench", {"step3_grid", "step10_stream_k"});
-  CHECK(with.find("[--sweep FILE] [--steps NAME,...] [--plan]") != std::string::npos);
+  CHECK(with.find("[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced]") != std::string::npos);
+  CHECK(with.find("--sk-forced: after each step that has the stream-K knobs") != std::string::npos);
   CHECK(with.find("named as in steps.json:\n  step3_grid, step10_stream_k\n") != std::string::npos);
   const std::string without = hg::bench_usage("hg_dips_bench");
   CHECK(without.find("--sweep") == std::string::npos);
   CHECK(without.find("--steps") == std::string::npos);
   CHECK(without.find("--plan") == std::string::npos);
+  CHECK(without.find("--sk-forced") == std::string::npos);
 }
 
 TEST_CASE("write_bench_csv: an extra value with a comma or a quote is quoted") {

@@ -323,3 +323,28 @@ TEST_CASE("stream-K plan: the shapes of step 10's page") {
   CHECK(few.max_iters() == 2);
 }
 
+TEST_CASE("stream-K plan: the split it weighs is stream_k_split's, and step 9's longest list is whole_iters") {
+  // 4096^3 on 66 pairs: 256 pair tiles of 64 K tiles; the split (124 tiles) is weighed whether taken or not.
+  const StreamKPlan split = hg::stream_k_split(256, 64, 66, 4, 1);
+  CHECK(split.sk_tiles == 124);
+  CHECK(split.whole_iters() == 4 * 64);
+  CHECK(split.max_cost(0) == 249);
+  for (const int workers : {2, 7, 66})
+    for (const int min_saving : {0, 10, 50})
+      for (int tiles = 1; tiles <= 2 * workers + 3; ++tiles) {
+        CAPTURE(workers);
+        CAPTURE(min_saving);
+        CAPTURE(tiles);
+        const StreamKPlan s = hg::stream_k_split(tiles, 32, workers, 4, 1);
+        const StreamKPlan p = plan_stream_k(tiles, 32, workers, 4, 1, min_saving, 2);
+        CHECK(p.whole_iters() == s.whole_iters());
+        if (p.sk_tiles > 0) {  // taken: the split itself, and it saves at least min_saving percent
+          CHECK((p.sk_tiles == s.sk_tiles && p.sk_workers == s.sk_workers));
+          CHECK(100 * (s.whole_iters() - s.max_cost(2)) >= min_saving * s.whole_iters());
+        } else {  // not taken: nothing to split, or too small a saving; every tile whole, step 9's list
+          const int saved = s.whole_iters() - s.max_cost(2);
+          CHECK((s.sk_workers == 0 || saved <= 0 || 100 * saved < min_saving * s.whole_iters()));
+          CHECK(p.max_cost(2) == p.whole_iters());
+        }
+      }
+}

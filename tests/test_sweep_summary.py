@@ -7,8 +7,9 @@ Every case writes synthetic sweep_run.csv files (the bench's columns; cuBLAS at 
 cuBLAS takes 100 / P ms) into a temporary directory and runs the tool's command line on them: a win beyond the
 spread counts, a win within it (planted: the medians differ, the ranges are wider) is a tie; a loss; the median
 and the worst shape per step; a skipped shape; a failed verification; the previous step when the runs skip
-one; fewer than three runs refused unless --allow-fewer; a missing column, runs that differ and a run given
-twice refused. Python standard library only.
+one; a variant (step10_stream_k+split) with its medians but outside the chain of previous steps, and one of no
+ladder step refused; fewer than three runs refused unless --allow-fewer; a missing column, runs that differ and
+a run given twice refused. Python standard library only.
 """
 import contextlib
 import csv
@@ -169,6 +170,26 @@ class SweepSummaryTest(unittest.TestCase):
         rc, _, _, shapes, _ = self.f.summarize(self.f.runs(per_run))
         self.assertEqual(rc, 0)
         self.assertEqual(row(shapes, S10)["previous"], "step8_cluster")
+
+    def test_a_variant_has_its_medians_but_no_place_in_the_chain(self):
+        # The variant listed first: step 10's previous step is still step 9, and the variant compares with none.
+        split = S10 + "+split"
+        per_run = [[((512, 4096, 4096), {split: c, S9: a, S10: b})]
+                   for a, b, c in zip([90, 91, 90.5], [95, 96, 95.5], [80, 81, 80.5])]
+        rc, out, _, shapes, steps = self.f.summarize(self.f.runs(per_run))
+        self.assertEqual(rc, 0)
+        r = row(shapes, split)
+        self.assertEqual((r["runs"], r["pct_cublas_median"], r["previous"], r["vs_previous"]), ("3", "80.5", "", ""))
+        self.assertEqual((row(shapes, S10)["previous"], row(shapes, S10)["vs_previous"]), (S9, "win"))
+        s = step_row(steps, split)
+        self.assertEqual((s["previous"], s["wins"], s["losses"], s["ties"]), ("", "0", "0", "0"))
+        self.assertIn(split, out)
+
+    def test_a_variant_of_no_ladder_step_is_refused(self):
+        per_run = [[((512, 4096, 4096), {S9: 90, "step99_none+split": 95})] for _ in range(3)]
+        rc, _, err, _, _ = self.f.summarize(self.f.runs(per_run))
+        self.assertEqual(rc, 2)
+        self.assertIn("'step99_none+split' is not a ladder step of steps.json", err)
 
     def test_fewer_than_three_runs_are_refused_unless_allowed(self):
         files = self.f.runs(one_shape([90, 91], [95, 96]))

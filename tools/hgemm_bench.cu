@@ -7,7 +7,9 @@
 //   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
 //   ./build/hgemm_bench --sweep tools/sweep_shapes.csv --steps step9_multi_consumer,step10_stream_k --out run1
 //                                               # layers of published models; tools/sweep_summary.py
-//                                               # combines runs (add --plan to see the run without a GPU)
+//                                               # combines runs (add --plan to see the run without a GPU;
+//                                               # --sk-forced adds step10_stream_k+split, its split forced,
+//                                               # for tools/choose_sk_knobs.py)
 //
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch, with its turn's place
 // in the round and the kernel before it), and <out>/ladder.csv and <out>/ladder.json with the GPU, SM count,
@@ -57,6 +59,34 @@ std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {
   return steps;
 }
 
+/// The contestants: each step at its default ring depth (its binary's; a step without a ring ignores it) with the
+/// run's stream-K knobs, and with --sk-forced, after each step that has the knobs, the same step as <step>+split:
+/// min_saving_pct and part_cost 0, so it splits wherever the plan can (the knobs' measurement,
+/// tools/choose_sk_knobs.py). `blackwell` picks the kernels; --plan never calls them.
+std::vector<hg::Contestant> contestants(const std::vector<hg::StepSpec>& steps, const hg::BenchOptions& args,
+                                        bool blackwell) {
+  hg::StreamKKnobs forced = args.stream_k;
+  forced.min_saving_pct = 0;
+  forced.part_cost = 0;
+  std::vector<hg::Contestant> out;
+  const auto add = [&](const hg::StepSpec& step, const std::string& name, const std::string& label,
+                       const hg::StreamKKnobs& knobs) {
+    const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
+    const hg::Variant variant{hg::Break::kNone,
+                              step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(), knobs};
+    out.push_back({name, label, [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }, {},
+                   step.rule});
+  };
+  for (const hg::StepSpec& step : steps) {
+    add(step, step.name, step.label, args.stream_k);
+    if (args.sk_forced && step.stream_k_knobs)
+      add(step, step.name + std::string("+split"), step.label + std::string(", forced"), forced);
+  }
+  if (args.sk_forced && out.size() == steps.size())
+    throw hg::UsageError("--sk-forced: none of the steps timed has the stream-K split; name one in --steps");
+  return out;
+}
+
 std::vector<std::string> ladder_names() {
   std::vector<std::string> names;
   for (const hg::StepSpec& step : hg::ladder_steps()) names.push_back(step.name);
@@ -66,9 +96,7 @@ std::vector<std::string> ladder_names() {
 int run(const hg::BenchOptions& args) {
   const std::vector<hg::StepSpec> steps = timed_steps(args);
   if (args.plan) {  // before looking for a GPU: the plan needs none
-    std::vector<hg::Contestant> plan;
-    for (const hg::StepSpec& step : steps) plan.push_back({step.name, step.label, {}, {}, step.rule});
-    hg::print_bench_plan(args, plan);
+    hg::print_bench_plan(args, contestants(steps, args, false));
     return 0;
   }
   hg::Device dev;
@@ -85,16 +113,7 @@ int run(const hg::BenchOptions& args) {
   hg::CublasHandle blas(stream.s);
   std::vector<hg::BenchRow> rows;
   std::vector<hg::BenchSample> samples;  // every timed launch, for <out>/samples.csv
-  // The ladder's steps, each at its default ring depth (its binary's; a step without a ring ignores it).
-  std::vector<hg::Contestant> ladder;
-  for (const hg::StepSpec& step : steps) {
-    const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
-    const hg::Variant variant{hg::Break::kNone,
-                              step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(),
-                              args.stream_k};
-    ladder.push_back({step.name, step.label,
-                      [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }, {}, step.rule});
-  }
+  const std::vector<hg::Contestant> ladder = contestants(steps, args, blackwell);
   hg::BenchProgress progress{0, int(args.shapes.size() * (ladder.size() + 1))};
   bool all_verified = true;
   const bool sweep = !args.sweep.empty();
@@ -137,6 +156,7 @@ int run(const hg::BenchOptions& args) {
        << ",\n  \"stream_k\": {\"min_share\": " << args.stream_k.min_share << ", \"rounds\": " << args.stream_k.rounds
        << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct
        << ", \"part_cost\": " << args.stream_k.part_cost << "}"
+       << ",\n  \"sk_forced\": " << (args.sk_forced ? "true" : "false")
        << ",\n  \"steps\": [" << step_list << "]"
        << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())
        << ",\n  \"csv\": \"" << run_name << ".csv\"\n}\n";

@@ -20,11 +20,13 @@ both from the same interleaved rounds and method, so a run's clock state cancels
 its own minus the previous step's, exceeds the larger of the two steps' ranges there (max - min of their % of
 cuBLAS over the runs); it loses when the negative difference does; anything else is a tie, however large the
 difference of medians looks. The previous step is the one before it among the registry's ladder steps
-(steps.json) that the runs timed. With one run every range is zero and every difference would count, so a claim
-needs three runs or more: fewer are refused (exit 2) unless --allow-fewer, and then sweep_steps.csv says
-claims=no and the table says why. The runs must hold the same rows (the same sweep file, steps and methods);
-a kernel that failed verification in a run has no time there (`note` names the runs, numbered in the order
-given).
+(steps.json) that the runs timed. A VARIANT of a step (hgemm_bench --sk-forced's step10_stream_k+split: a name
+with '+' after the step's) gets its medians like any kernel but stands outside that chain: it has no previous
+step, and is no step's previous (tools/choose_sk_knobs.py weighs it). With one run every range is zero and every
+difference would count, so a claim needs three runs or more: fewer are refused (exit 2) unless --allow-fewer, and
+then sweep_steps.csv says claims=no and the table says why. The runs must hold the same rows (the same sweep file,
+steps and methods); a kernel that failed verification in a run has no time there (`note` names the runs, numbered
+in the order given).
 
 Exit codes: 0 written, 2 bad input (a missing column, runs that differ, fewer than three runs), each said in one
 line. Python standard library only.
@@ -96,8 +98,9 @@ def combine(paths):
                              "methods")
     ladder = registry.ladder()
     for key in keys:
-        if key[4] != BASELINE and key[4] not in ladder:
-            raise InputError(f"{paths[0]}: '{key[4]}' is not a ladder step of steps.json")
+        if key[4] != BASELINE and key[4].split("+")[0] not in ladder:
+            raise InputError(f"{paths[0]}: '{key[4]}' is not a ladder step of steps.json (or a variant of one: "
+                             "step+variant)")
     out = []
     for key in keys:
         first = runs[0][key]
@@ -123,12 +126,17 @@ def combine(paths):
     return out
 
 
+def is_variant(step):
+    """Whether `step` names a variant of a ladder step (step+variant), outside the chain of previous steps."""
+    return "+" in step
+
+
 def compare_with_previous(rows, ladder):
     """Fills previous and vs_previous: each step against the ladder step before it that the runs timed."""
     timed = [s for s in ladder if any(r["step"] == s for r in rows)]
     by_key = {(r["m"], r["n"], r["k"], r["method"], r["step"]): r for r in rows}
     for r in rows:
-        if r["step"] == BASELINE or timed.index(r["step"]) == 0:
+        if r["step"] == BASELINE or is_variant(r["step"]) or timed.index(r["step"]) == 0:
             continue
         prev = timed[timed.index(r["step"]) - 1]
         r["previous"] = prev
@@ -188,6 +196,23 @@ SHAPE_COLUMNS = ["model", "layer", "m", "n", "k", "method", "step", "runs", "pct
                  "pct_cublas_max", "tflops_median", "previous", "vs_previous", "note", "source"]
 STEP_COLUMNS = ["step", "method", "runs", "shapes", "pct_cublas_median", "pct_cublas_worst", "worst_shape",
                 "previous", "wins", "losses", "ties", "claims"]
+
+
+def read_combined(path):
+    """sweep.csv as combine and write_csv wrote it: {(m, n, k, method, step): row}, with runs an int and the % of
+    cuBLAS columns floats (None where the kernel has no time at that shape)."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in SHAPE_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError(f"{path}: no column {', '.join(missing)} (is it the sweep.csv of sweep_summary.py?)")
+        rows = {}
+        for row in reader:
+            row["runs"] = int(row["runs"])
+            for c in ("pct_cublas_median", "pct_cublas_min", "pct_cublas_max"):
+                row[c] = float(row[c]) if row[c] else None
+            rows[(int(row["m"]), int(row["n"]), int(row["k"]), row["method"], row["step"])] = row
+    return rows
 
 
 def main(argv=None):

@@ -97,7 +97,7 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
       indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" + indent +
       "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
       indent + "[--sk-part-cost N]\n" +
-      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan]\n" : std::string()) +
+      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced]\n" : std::string()) +
       "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
       "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
       "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
@@ -130,7 +130,10 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
   }
   u += "\n"
        "--plan: print each shape's GFLOP and which kernels time or skip it, the launch and FLOP totals, and\n"
-       "  exit without touching the GPU.\n";
+       "  exit without touching the GPU.\n"
+       "--sk-forced: after each step that has the stream-K knobs, time it once more as <step>+split, with the\n"
+       "  run's knobs but --sk-min-saving 0 and --sk-part-cost 0: the split wherever the plan can make one\n"
+       "  (tools/choose_sk_knobs.py weighs it against the step without a split).\n";
   return u;
 }
 
@@ -207,9 +210,9 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") throw UsageError("help");
-    if (flag == "--plan") {  // a switch: no value
-      if (!takes_steps) throw UsageError("unknown option '--plan'");
-      a.plan = true;
+    if (flag == "--plan" || flag == "--sk-forced") {  // switches: no value
+      if (!takes_steps) throw UsageError("unknown option '" + flag + "'");
+      (flag == "--plan" ? a.plan : a.sk_forced) = true;
       continue;
     }
     if (i + 1 >= argc) throw UsageError(flag + " needs a value");

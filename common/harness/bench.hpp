@@ -31,6 +31,7 @@ struct BenchOptions {
   std::vector<SweepShape> sweep;   ///< its rows, in its order (shapes holds the same shapes)
   std::vector<std::string> steps;  ///< --steps: the steps to time, as named; empty: every step the tool offers
   bool plan = false;               ///< --plan: print what the run would time and skip, then exit (no GPU)
+  bool sk_forced = false;          ///< --sk-forced: also time each stream-K step with its split wherever it can
   int iters = 200, warmup = 10, rounds = 20;
   double settle_ms = 50;  ///< the sustained method: untimed launches of a kernel before its turn in each round
   uint64_t seed = 1;
@@ -43,8 +44,8 @@ struct BenchOptions {
 std::vector<Shape> default_bench_shapes();
 
 /// The --help text of a benchmark named `tool`. `step_names`: the ladder steps it times, which --steps chooses
-/// from; empty: a tool of its own kernels (hg_dips_bench), which takes neither --sweep, --steps nor --plan (its
-/// CSV has no columns for a sweep's rows).
+/// from; empty: a tool of its own kernels (hg_dips_bench), which takes neither --sweep, --steps, --plan nor
+/// --sk-forced (its CSV has no columns for a sweep's rows).
 std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names = {});
 
 /// Parses argv (argv[0] is the program name); --sweep reads its file. `step_names`: as for bench_usage. Throws

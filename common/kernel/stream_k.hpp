@@ -64,6 +64,8 @@ struct StreamKPlan {
   /// Rounds of whole tiles after the stream-K share (with a split, every worker takes this many; without one,
   /// the last round may be short, as in step 9).
   HG_HD constexpr int dp_rounds() const { return (tiles - sk_tiles + workers - 1) / workers; }
+  /// Step 9's longest list, in K tiles: ceil(tiles / workers) whole tiles (a plan without a split walks that).
+  HG_HD constexpr int whole_iters() const { return (tiles + workers - 1) / workers * k_tiles; }
   /// The longest worker's iterations: what the plan is chosen to shorten.
   HG_HD constexpr int max_iters() const {
     return dp_rounds() * k_tiles + (sk_workers > 0 ? (sk_iters + sk_workers - 1) / sk_workers : 0);
@@ -104,29 +106,34 @@ struct StreamKKnobs {
   int part_cost = 2;        ///< K tiles, >= 0: what one part written or read costs its worker
 };
 
-/// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers: the tiles % workers left over plus
-/// `sk_rounds` whole rounds (when there are that many) go to the stream-K region, divided over as many workers
-/// as keep every share at least min_share K tiles long (min_share >= 1); no split when it would not shorten the
-/// longest worker's cost (max_cost: iterations plus part_cost per part moved) by at least min_saving_pct percent
-/// of step 9's longest list (0: by anything).
-HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share, int sk_rounds,
-                                          int min_saving_pct = 0, int part_cost = 0) {
+/// The split that plan_stream_k weighs, taken or not: the tiles % workers left over plus `sk_rounds` whole rounds
+/// (when there are that many) go to the stream-K region, divided over as many workers as keep every share at
+/// least min_share K tiles long (min_share >= 1). sk_workers = 0: nothing to split.
+HG_HD constexpr StreamKPlan stream_k_split(int tiles, int k_tiles, int workers, int min_share, int sk_rounds) {
   StreamKPlan p;
   p.tiles = tiles, p.k_tiles = k_tiles, p.workers = workers;
   const int left = tiles % workers;
   const int rounds = tiles / workers < sk_rounds ? tiles / workers : sk_rounds;
-  const int sk_tiles = left == 0 ? 0 : left + rounds * workers;
-  const int sk_iters = sk_tiles * k_tiles;
-  int sk_workers = sk_iters / (min_share > 0 ? min_share : 1);
-  if (sk_workers > workers) sk_workers = workers;
-  if ((long long)sk_iters * sk_workers >= (1LL << 32)) sk_workers = 0;  // beyond the walk's 32-bit arithmetic
-  StreamKPlan split = p;
-  split.sk_tiles = sk_tiles, split.sk_iters = sk_iters, split.sk_workers = sk_workers;
-  // Step 9's longest list: ceil(tiles / workers) whole tiles.
-  const int whole = (tiles + workers - 1) / workers * k_tiles;
-  const long long saved = sk_workers > 0 ? (long long)(whole - split.max_cost(part_cost)) * 100 : 0;
+  p.sk_tiles = left == 0 ? 0 : left + rounds * workers;
+  p.sk_iters = p.sk_tiles * k_tiles;
+  p.sk_workers = p.sk_iters / (min_share > 0 ? min_share : 1);
+  if (p.sk_workers > workers) p.sk_workers = workers;
+  if ((long long)p.sk_iters * p.sk_workers >= (1LL << 32)) p.sk_workers = 0;  // beyond the walk's 32-bit arithmetic
+  return p;
+}
+
+/// The plan for `tiles` tiles of `k_tiles` K tiles on `workers` workers: stream_k_split's split, unless it would
+/// not shorten the longest worker's cost (max_cost: iterations plus part_cost per part moved) by at least
+/// min_saving_pct percent of step 9's longest list (whole_iters; 0: by anything). Without it, every tile whole.
+HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share, int sk_rounds,
+                                          int min_saving_pct = 0, int part_cost = 0) {
+  const StreamKPlan split = stream_k_split(tiles, k_tiles, workers, min_share, sk_rounds);
+  const int whole = split.whole_iters();
+  const long long saved = split.sk_workers > 0 ? (long long)(whole - split.max_cost(part_cost)) * 100 : 0;
   if (saved > 0 && saved >= (long long)min_saving_pct * whole) return split;
-  return p;  // sk_tiles = 0: every tile whole, round-robin
+  StreamKPlan p;  // sk_tiles = 0: every tile whole, round-robin
+  p.tiles = tiles, p.k_tiles = k_tiles, p.workers = workers;
+  return p;
 }
 /// The same with the command line's knobs: what the kernels' host code calls.
 HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, const StreamKKnobs& knobs) {
