@@ -1,9 +1,12 @@
 # This step's tests, included by tests/CMakeLists.txt (which defines the hg_* functions) with `step` set to this
 # step's name and `prev_step` to the previous one's, so the file names neither. Step 9's kernels plus the stream-K
 # fixup: a part is published with st.release.gpu and its owner acquires it with ld.acquire.gpu
-# (common/kernel/ptx.cuh), on both architectures.
-set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}} ld.acquire.gpu st.release.gpu)
-set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} ld.acquire.gpu st.release.gpu)
+# (common/kernel/ptx.cuh), on both architectures; and the arrival ticket: rank 0 takes it with atom.global.inc,
+# rank 1 reads it from rank 0's shared memory with ld.shared::cluster.
+set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}} ld.acquire.gpu st.release.gpu atom.global.inc
+    ld.shared::cluster)
+set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} ld.acquire.gpu st.release.gpu atom.global.inc
+    ld.shared::cluster)
 set(HG_PTX_NOT_${step} ${HG_PTX_NOT_${prev_step}})
 set(HG_SASS_${step} ${HG_SASS_${prev_step}})
 hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 64" $<TARGET_FILE:${step}> --k 100)

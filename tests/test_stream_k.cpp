@@ -321,6 +321,50 @@ TEST_CASE("stream-K plan: the shapes of step 10's page") {
   CHECK(few.sk_tiles == 2);
   CHECK(few.sk_workers == 64);
   CHECK(few.max_iters() == 2);
+  // The default knobs, parts counted (part_cost 2): the two short-last-round shapes still split on the H200's 66
+  // pairs, 5120 x 5120 x 2048 at 198 of 224 and 2304 x 4608 x 8192 at 319 of 384 (162 tiles of 128 K tiles).
+  const hg::StreamKKnobs knobs;
+  CHECK(plan_stream_k(400, 32, 66, knobs).max_cost(knobs.part_cost) == 198);
+  CHECK(plan_stream_k(400, 32, 66, knobs).sk_tiles == 70);
+  CHECK(plan_stream_k(162, 128, 66, knobs).max_cost(knobs.part_cost) == 319);
+  CHECK(plan_stream_k(162, 128, 66, knobs).sk_tiles == 96);
+  // Blackwell's 512 x 256 pair tile on 74 pairs (a B200's 148 SMs, one CTA each; docs/blackwell_checks.md).
+  // 5120 x 5120 x 2048: 10 x 20 = 200 tiles of 32 K tiles, 2 rounds and 52 over; step 9's longest is 3 tiles, 96
+  // K tiles. The split would give 87 iterations, 91 with the parts: less than 10% saved, so no split.
+  const StreamKPlan b200 = plan_stream_k(200, 32, 74, knobs.min_share, knobs.rounds);
+  CHECK(b200.sk_tiles == 126);
+  CHECK(b200.max_iters() == 87);
+  CHECK(b200.max_cost(knobs.part_cost) == 91);
+  CHECK(plan_stream_k(200, 32, 74, knobs).sk_tiles == 0);
+  // 2304 x 4608 x 8192: 5 x 18 = 90 tiles, 1 round and 16 over: 160 of 256, a split. 4096^3: 8 x 16 = 128 tiles of
+  // 64 K tiles, 1 round and 54 over: 115 of 128 (10.2%) splits at part cost 2, 117 at 3 does not.
+  CHECK(plan_stream_k(90, 128, 74, knobs).max_cost(knobs.part_cost) == 160);
+  CHECK(plan_stream_k(90, 128, 74, knobs).sk_tiles == 90);
+  CHECK(plan_stream_k(128, 64, 74, knobs).max_cost(2) == 115);
+  CHECK(plan_stream_k(128, 64, 74, knobs).sk_tiles == 128);
+  CHECK(plan_stream_k(128, 64, 74, 4, 1, 10, 3).sk_tiles == 0);
+  // 4096 x 14336 x 4096: 8 x 56 = 448 tiles of 64 K tiles, 6 rounds and 4 over: 392 of 448. 256 x 256 x 8192: one
+  // tile of 128 K tiles among 32 workers, the owner reading 31 parts: 66 of 128, as on 66 pairs.
+  CHECK(plan_stream_k(448, 64, 74, knobs).max_cost(knobs.part_cost) == 392);
+  CHECK(plan_stream_k(448, 64, 74, knobs).sk_tiles == 78);
+  CHECK(plan_stream_k(1, 128, 74, knobs).max_cost(knobs.part_cost) == 66);
+  CHECK(plan_stream_k(1, 128, 74, knobs).sk_workers == 32);
+  // The hog tests' 2304 x 2048 x 576: 5 x 8 = 40 tiles of 9 K tiles, fewer than the 74 pairs: no split on Blackwell.
+  // Hopper's 9 x 8 = 72 tiles on 66 pairs split: 14 of 18.
+  CHECK(plan_stream_k(40, 9, 74, knobs).sk_tiles == 0);
+  CHECK(plan_stream_k(72, 9, 66, knobs).max_cost(knobs.part_cost) == 14);
+  CHECK(plan_stream_k(72, 9, 66, knobs).sk_tiles == 72);
+}
+
+TEST_CASE("stream-K plan: no split where the walk's 32-bit arithmetic would overflow") {
+  // 1999 tiles on 1000 workers (999 over, plus one round): sk_iters * sk_workers is 1999 x 2100 x 1000 (below 2^32)
+  // at 2100 K tiles, and the walk still computes every (tile, K tile) once; at 2200 it would pass 2^32: no split.
+  const StreamKPlan fits = plan_stream_k(1999, 2100, 1000, 1, 1);
+  REQUIRE(fits.sk_tiles == 1999);
+  REQUIRE(fits.sk_workers == 1000);
+  const std::vector<int> owner = owners(fits);
+  CHECK(std::count(owner.begin(), owner.end(), -1) == 0);  // and none twice (owners checks)
+  CHECK(plan_stream_k(1999, 2200, 1000, 1, 1).sk_tiles == 0);
 }
 
 TEST_CASE("stream-K plan: the split it weighs is stream_k_split's, and step 9's longest list is whole_iters") {

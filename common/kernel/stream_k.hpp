@@ -18,10 +18,11 @@
 // only ever waits on work that runs without waiting, held by workers with higher indices. CUDA promises neither
 // that all CTAs of a grid are resident at once nor that they start in index order, so a worker's index is its
 // ARRIVAL TICKET (an atomic counter at kernel entry), not its place in the grid. The started workers are then
-// always the lowest indices, and only the highest of them can wait for one not yet started: a lower owner whose
-// tile reached past it would make the highest a holder of a part only, and such a worker never waits. Every other
-// started worker completes and frees its SMs, so with room for two workers the next one always starts: any
-// residency of two workers or more completes (tests/test_stream_k.cpp replays it in random start orders).
+// always the lowest indices, and only one of them can wait for one not yet started: the owner of the tile that
+// reaches past the highest started worker. A lower owner's tile ends among the started workers, and the share of
+// a started worker above that owner is a part of its tile, which never waits. Every other started worker completes
+// and frees its SMs, so with room for two workers the next one always starts: any residency of two workers or more
+// completes (tests/test_stream_k.cpp replays it in random start orders).
 //
 // The split costs something: each part makes a round trip through the workspace (written by one worker, read by
 // the owner, which adds the parts one after the other). The plan counts it, part_cost K tiles per part a worker
