@@ -31,13 +31,16 @@ hg_gpu_test(${step}/same_bits_one_tile_256x256x8192 $<TARGET_FILE:${step}> --rep
             --n 256 --k 8192)
 # Partial residency: another kernel holds 100 or 120 of the GPU's SMs (an H200 keeps 32 or 12) while the step runs
 # its full grid, whose workers wait for each other's parts; it must finish, with the right bits, before the hog lets
-# go (hog_held=yes). Where the plan splits, and one tile split 32 ways. Too many SMs is refused before any launch.
-hg_gpu_test(${step}/hog_100_sms_2304x2048x576 $<TARGET_FILE:${step}> --m 2304 --n 2048 --k 576 --init int --hog-sms 100)
-hg_gpu_test(${step}/hog_120_sms_2304x2048x576 $<TARGET_FILE:${step}> --m 2304 --n 2048 --k 576 --init int --hog-sms 120)
+# go (hog_held=yes). Every tile split (72 tiles on 66 pairs: the default knobs would not split them, so the limit
+# on splitting every tile is lifted), and one tile split 32 ways. Too many SMs is refused before any launch.
+hg_gpu_test(${step}/hog_100_sms_2304x2048x576 $<TARGET_FILE:${step}> --m 2304 --n 2048 --k 576 --init int --hog-sms 100
+            --sk-full-split-max 1000)
+hg_gpu_test(${step}/hog_120_sms_2304x2048x576 $<TARGET_FILE:${step}> --m 2304 --n 2048 --k 576 --init int --hog-sms 120
+            --sk-full-split-max 1000)
 hg_gpu_test(${step}/hog_120_sms_one_tile_256x256x8192 $<TARGET_FILE:${step}> --m 256 --n 256 --k 8192 --init int
             --hog-sms 120)
 hg_cli_test(${step}/hog_sms_too_many 2 "--hog-sms must be between 0 and 1024" $<TARGET_FILE:${step}> --hog-sms 5000)
-hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 576)
+hg_sanitizer_test(${step} "" --init int --m 2304 --n 2048 --k 576 --sk-full-split-max 1000)  # every tile split
 hg_sanitizer_test(${step} "one_tile_split/" --init int --m 256 --n 256 --k 2048)
 # A captured launch would replay its epoch (stale parts would pass): where the plan splits, capture is refused with
 # a clear error; where it does not (one K tile), the graph's replays give the direct launch's bits.

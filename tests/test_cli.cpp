@@ -308,7 +308,7 @@ TEST_CASE("--sk-*: the stream-K knobs, their defaults from one place, bounds ref
   CHECK(o.stream_k.rounds == 0);
   CHECK(o.stream_k.min_saving_pct == 25);
   CHECK(o.stream_k.part_cost == 7);
-  CHECK(hg::stream_k_text(o.stream_k) == "sk_min_share=100000 sk_rounds=0 sk_min_saving=25 sk_part_cost=7");
+  CHECK(hg::stream_k_text(o.stream_k) == "sk_min_share=100000 sk_rounds=0 sk_min_saving=25 sk_part_cost=7 sk_full_split_max=60");
   check_refused({"--sk-min-share", "0"}, {"--sk-min-share must be between 1 and 1000000, got 0"});
   check_refused({"--sk-rounds", "-1"}, {"--sk-rounds"});
   check_refused({"--sk-min-saving", "101"}, {"--sk-min-saving must be between 0 and 100"});

@@ -328,32 +328,38 @@ TEST_CASE("stream-K plan: the shapes of step 10's page") {
   CHECK(plan_stream_k(400, 32, 66, knobs).sk_tiles == 70);
   CHECK(plan_stream_k(162, 128, 66, knobs).max_cost(knobs.part_cost) == 319);
   CHECK(plan_stream_k(162, 128, 66, knobs).sk_tiles == 96);
+  // A split of every tile: 2048 x 3584 x 3584 is 8 x 14 = 112 tiles of 56 K tiles, one round and 46 over, all in
+  // the stream-K region at one added round. 99 of 112 would be 12% saved, but 112 tiles are more than 60% of 66
+  // pairs: no split (the sweep measured this split losing). 512 x 4096 x 4096, 2 x 16 = 32 tiles, is under it.
+  CHECK(plan_stream_k(112, 56, 66, knobs).sk_tiles == 0);
+  CHECK(plan_stream_k(112, 56, 66, 4, 1, 4, 2, 1000).sk_tiles == 112);
+  CHECK(plan_stream_k(32, 64, 66, knobs).sk_tiles == 32);
   // Blackwell's 512 x 256 pair tile on 74 pairs (a B200's 148 SMs, one CTA each; docs/blackwell_checks.md).
   // 5120 x 5120 x 2048: 10 x 20 = 200 tiles of 32 K tiles, 2 rounds and 52 over; step 9's longest is 3 tiles, 96
-  // K tiles. The split would give 87 iterations, 91 with the parts: less than 10% saved, so no split.
+  // K tiles. The split gives 87 iterations, 91 with the parts: 5.2% saved, at least the 4% asked for: a split.
   const StreamKPlan b200 = plan_stream_k(200, 32, 74, knobs.min_share, knobs.rounds);
   CHECK(b200.sk_tiles == 126);
   CHECK(b200.max_iters() == 87);
   CHECK(b200.max_cost(knobs.part_cost) == 91);
-  CHECK(plan_stream_k(200, 32, 74, knobs).sk_tiles == 0);
-  // 2304 x 4608 x 8192: 5 x 18 = 90 tiles, 1 round and 16 over: 160 of 256, a split. 4096^3: 8 x 16 = 128 tiles of
-  // 64 K tiles, 1 round and 54 over: 115 of 128 (10.2%) splits at part cost 2, 117 at 3 does not.
-  CHECK(plan_stream_k(90, 128, 74, knobs).max_cost(knobs.part_cost) == 160);
-  CHECK(plan_stream_k(90, 128, 74, knobs).sk_tiles == 90);
-  CHECK(plan_stream_k(128, 64, 74, knobs).max_cost(2) == 115);
-  CHECK(plan_stream_k(128, 64, 74, knobs).sk_tiles == 128);
-  CHECK(plan_stream_k(128, 64, 74, 4, 1, 10, 3).sk_tiles == 0);
+  CHECK(plan_stream_k(200, 32, 74, knobs).sk_tiles == 126);
+  CHECK(plan_stream_k(200, 32, 74, 4, 1, 10, 2).sk_tiles == 0);  // not at 10%
+  // 2304 x 4608 x 8192: 5 x 18 = 90 tiles, 1 round and 16 over, every tile split (160 of 256): 90 tiles are more
+  // than 60% of 74, so no split. 4096^3: 8 x 16 = 128 tiles of 64 K tiles, every tile split (115 of 128): none.
+  CHECK(hg::stream_k_split(90, 128, 74, knobs.min_share, knobs.rounds).max_cost(knobs.part_cost) == 160);
+  CHECK(plan_stream_k(90, 128, 74, knobs).sk_tiles == 0);
+  CHECK(hg::stream_k_split(128, 64, 74, knobs.min_share, knobs.rounds).max_cost(2) == 115);
+  CHECK(plan_stream_k(128, 64, 74, knobs).sk_tiles == 0);
   // 4096 x 14336 x 4096: 8 x 56 = 448 tiles of 64 K tiles, 6 rounds and 4 over: 392 of 448. 256 x 256 x 8192: one
   // tile of 128 K tiles among 32 workers, the owner reading 31 parts: 66 of 128, as on 66 pairs.
   CHECK(plan_stream_k(448, 64, 74, knobs).max_cost(knobs.part_cost) == 392);
   CHECK(plan_stream_k(448, 64, 74, knobs).sk_tiles == 78);
   CHECK(plan_stream_k(1, 128, 74, knobs).max_cost(knobs.part_cost) == 66);
   CHECK(plan_stream_k(1, 128, 74, knobs).sk_workers == 32);
-  // The hog tests' 2304 x 2048 x 576: 5 x 8 = 40 tiles of 9 K tiles, fewer than the 74 pairs: no split on Blackwell.
-  // Hopper's 9 x 8 = 72 tiles on 66 pairs split: 14 of 18.
-  CHECK(plan_stream_k(40, 9, 74, knobs).sk_tiles == 0);
-  CHECK(plan_stream_k(72, 9, 66, knobs).max_cost(knobs.part_cost) == 14);
-  CHECK(plan_stream_k(72, 9, 66, knobs).sk_tiles == 72);
+  // The hog tests' 2304 x 2048 x 576 splits every tile, 9 x 8 = 72 tiles of 9 K tiles on 66 pairs (14 of 18): with
+  // the default knobs no split, so the tests lift the limit (--sk-full-split-max 1000) to exercise the split.
+  CHECK(plan_stream_k(72, 9, 66, knobs).sk_tiles == 0);
+  CHECK(plan_stream_k(72, 9, 66, 4, 1, 4, 2, 1000).max_cost(2) == 14);
+  CHECK(plan_stream_k(72, 9, 66, 4, 1, 4, 2, 1000).sk_tiles == 72);
 }
 
 TEST_CASE("stream-K plan: no split where the walk's 32-bit arithmetic would overflow") {

@@ -3,7 +3,7 @@
 
     tools/choose_sk_knobs.py --sk-plan build/sk_plan --workers 66 [--sweep docs/results/sweep.csv]
                              [--out docs/results/sk_knobs.csv] [--min-share N] [--rounds N]
-                             [--min-saving 0,5,10,15,20] [--part-cost 0,1,2,3,4,6,8]
+                             [--min-saving 0,2,4,...,12,15,20] [--part-cost 0,1,2,3,4,6,8]
 
 Reads the per-shape medians of sweep.csv (tools/sweep_summary.py over runs of hgemm_bench --sweep ... --steps
 step9_multi_consumer,step10_stream_k --sk-forced) for step10_stream_k+split (the split wherever the plan can make
@@ -17,7 +17,9 @@ step 9's % of cuBLAS; one that does not split, 0. A change within the spread (sw
 difference of the medians not beyond the larger of the two ranges over the runs) counts 0, neither a loss nor a
 gain. The choice: the candidate with (a) the smallest worst loss over shapes and methods, then (b) the largest
 median change, then the largest mean change (where fewer than half the shapes split, every median is 0), then
-the fewest shapes split (a split that only ties buys nothing), then the smallest min_saving and part_cost.
+the fewest shapes split (a split that only ties buys nothing), then the part cost nearest --prefer-part-cost
+(default 2: where the sweep cannot tell part costs apart, a part's round trip, 128 KiB per CTA written to L2 and
+read back, is assumed to cost about two K tiles; an estimate, not a measurement), then the smallest min_saving.
 
 Writes --out (one row per candidate: min_saving, part_cost, worst_loss_pct, median_gain_pct, mean_gain_pct,
 shapes_split of shapes, chosen 1 for the choice) and prints the table and the choice. Exit codes: 0 written, 2 bad
@@ -44,7 +46,7 @@ COLUMNS = ["min_saving", "part_cost", "worst_loss_pct", "median_gain_pct", "mean
 def plan_rows(args):
     """sk_plan's rows for the sweep's shapes and the grid, as dicts of ints."""
     cmd = [args.sk_plan, "--shapes", args.sweep, "--workers", str(args.workers)]
-    for flag in ("min_share", "rounds", "min_saving", "part_cost", "pair_tile"):
+    for flag in ("min_share", "rounds", "full_split_max", "min_saving", "part_cost", "pair_tile"):
         if getattr(args, flag) is not None:
             cmd += ["--" + flag.replace("_", "-"), getattr(args, flag)]
     try:
@@ -75,7 +77,7 @@ def changes(combined, shapes, methods):
     return out
 
 
-def weigh(plan, combined):
+def weigh(plan, combined, prefer_part_cost=2):
     """The rows of sk_knobs.csv, the chosen one marked."""
     methods = sorted({key[3] for key in combined if key[4] == SPLIT})
     if not methods:
@@ -97,8 +99,8 @@ def weigh(plan, combined):
                      "shapes_split": len(split_at), "shapes": len(shapes), "chosen": 0})
     # Rounded, so that equal outcomes summed in another order tie exactly.
     best = min(rows, key=lambda r: (round(r["worst_loss_pct"], 2), -round(r["median_gain_pct"], 2),
-                                    -round(r["mean_gain_pct"], 2), r["shapes_split"], r["min_saving"],
-                                    r["part_cost"]))
+                                    -round(r["mean_gain_pct"], 2), r["shapes_split"],
+                                    abs(r["part_cost"] - prefer_part_cost), r["min_saving"]))
     best["chosen"] = 1
     return rows
 
@@ -113,11 +115,13 @@ def main(argv=None):
                         help="sweep_summary.py's sweep.csv (default: docs/results/sweep.csv)")
     parser.add_argument("--out", default=str(registry.ROOT / "docs" / "results" / "sk_knobs.csv"),
                         help="where the candidates go (default: docs/results/sk_knobs.csv)")
-    for flag in ("--min-share", "--rounds", "--min-saving", "--part-cost", "--pair-tile"):
+    for flag in ("--min-share", "--rounds", "--full-split-max", "--min-saving", "--part-cost", "--pair-tile"):
         parser.add_argument(flag, help="passed to sk_plan (its --help says the default)")
+    parser.add_argument("--prefer-part-cost", type=int, default=2,
+                        help="among candidates that measure alike, the part cost to prefer (default 2)")
     args = parser.parse_args(argv)
     try:
-        rows = weigh(plan_rows(args), sweep_summary.read_combined(args.sweep))
+        rows = weigh(plan_rows(args), sweep_summary.read_combined(args.sweep), args.prefer_part_cost)
     except (InputError, OSError, ValueError) as e:
         sys.stderr.write(f"choose_sk_knobs: {e}\n")
         return 2

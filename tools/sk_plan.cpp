@@ -4,7 +4,7 @@
 // weighs exactly the plan the kernel would launch.
 //
 //   ./build/sk_plan --shapes tools/sweep_shapes.csv --workers 66 [--pair-tile 256x256] [--min-share N]
-//                   [--rounds N] [--min-saving 0,5,10,15,20] [--part-cost 0,1,2,3,4,6,8]
+//                   [--rounds N] [--min-saving 0,2,4,...,12,15,20] [--part-cost 0,1,2,3,4,6,8]
 //
 // --shapes FILE: CSV with columns m, n and k among others (tools/sweep_shapes.csv, docs/results/sweep.csv);
 // blank and # lines are skipped, fields may be quoted. Each shape counts once, in the file's order; a shape the
@@ -12,8 +12,8 @@
 // --workers W: the persistent workers (CTA pairs) the kernel launches: 66 on the H200 (132 SMs).
 // --pair-tile MxN: a worker's output tile, two CTAs of M/2 rows (Hopper's 256x256, the default); the tiles are
 // counted as step10_stream_k/hgemm_sm90.cuh's prepare_variant does: ceil((m / (M/2)) / 2) * ceil(n / N), each of
-// k / 64 K tiles. --min-share and --rounds: the split's other knobs (the benchmark's --sk-min-share and
-// --sk-rounds, same defaults and bounds).
+// k / 64 K tiles. --min-share, --rounds and --full-split-max: the split's other knobs (the benchmark's
+// --sk-min-share, --sk-rounds and --sk-full-split-max, same defaults and bounds).
 //
 // Output, one row per shape and (min_saving, part_cost): m,n,k,min_saving,part_cost, split (1: the plan splits),
 // then the split the plan weighs, taken or not (stream_k_split): sk_tiles (0: nothing to split) and max_cost (its
@@ -32,7 +32,7 @@
 namespace {
 
 // The grid without --min-saving and --part-cost.
-const std::vector<int> kMinSavings = {0, 5, 10, 15, 20}, kPartCosts = {0, 1, 2, 3, 4, 6, 8};
+const std::vector<int> kMinSavings = {0, 2, 4, 6, 8, 10, 12, 15, 20}, kPartCosts = {0, 1, 2, 3, 4, 6, 8};
 
 std::string join(const std::vector<int>& values) {
   std::string out;
@@ -42,6 +42,7 @@ std::string join(const std::vector<int>& values) {
 
 std::string usage() {
   return "usage: sk_plan --shapes FILE --workers W [--pair-tile MxN (default 256x256)] [--min-share N] [--rounds N]\n"
+         "               [--full-split-max P]\n"
          "               [--min-saving P,... (default " + join(kMinSavings) + ")] [--part-cost N,... (default " +
          join(kPartCosts) + ")]\n"
          "Prints, as CSV, whether step 10's stream-K plan (plan_stream_k) splits each shape of FILE (CSV with\n"
@@ -142,7 +143,7 @@ int run(int argc, char** argv) {
       if (std::sscanf(value.c_str(), "%dx%d%c", &pair_m, &pair_n, &tail) != 2 || pair_m < 2 || pair_m % 2 != 0 ||
           pair_n < 1)
         throw hg::UsageError("--pair-tile expects MxN with M even (two CTAs of M/2 rows), got '" + value + "'");
-    } else if (flag == "--min-share" || flag == "--rounds") {
+    } else if (flag == "--min-share" || flag == "--rounds" || flag == "--full-split-max") {
       read_knob(flag, "--sk-" + flag.substr(2), value, knobs);
     } else if (flag == "--min-saving") {
       min_savings = knob_list(flag, value, &hg::StreamKKnobs::min_saving_pct);

@@ -123,7 +123,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
                              flag == "--settle-ms" || flag == "--repeat" || flag == "--graph" || flag == "--hog-sms" ||
                              flag == "--sk-min-share" || flag == "--sk-rounds" || flag == "--sk-min-saving" ||
-                             flag == "--sk-part-cost";
+                             flag == "--sk-part-cost" || flag == "--sk-full-split-max";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -169,6 +169,7 @@ bool parse_stream_k_flag(const std::string& flag, const std::string& value, Stre
   else if (flag == "--sk-rounds") knobs.rounds = int(parse_bounded(flag, value, 0, 1000));
   else if (flag == "--sk-min-saving") knobs.min_saving_pct = int(parse_bounded(flag, value, 0, 100));
   else if (flag == "--sk-part-cost") knobs.part_cost = int(parse_bounded(flag, value, 0, 1000));
+  else if (flag == "--sk-full-split-max") knobs.full_split_max_pct = int(parse_bounded(flag, value, 0, 1000));
   else return false;
   return true;
 }
@@ -183,13 +184,16 @@ std::string stream_k_usage() {
       << "  --sk-min-saving P       stream-K: split only if the longest worker gets P% shorter, 0 to 100\n"
       << "                          (default " << d.min_saving_pct << ")\n"
       << "  --sk-part-cost N        stream-K: a part written or read costs its worker N K tiles in the plan,\n"
-      << "                          0 to 1000 (default " << d.part_cost << ")\n";
+      << "                          0 to 1000 (default " << d.part_cost << ")\n"
+      << "  --sk-full-split-max P   stream-K: split every tile only if the tiles are at most P% of the workers,\n"
+      << "                          0 to 1000 (default " << d.full_split_max_pct << ")\n";
   return out.str();
 }
 
 std::string stream_k_text(const StreamKKnobs& knobs) {
   return "sk_min_share=" + std::to_string(knobs.min_share) + " sk_rounds=" + std::to_string(knobs.rounds) +
-         " sk_min_saving=" + std::to_string(knobs.min_saving_pct) + " sk_part_cost=" + std::to_string(knobs.part_cost);
+         " sk_min_saving=" + std::to_string(knobs.min_saving_pct) + " sk_part_cost=" + std::to_string(knobs.part_cost) +
+         " sk_full_split_max=" + std::to_string(knobs.full_split_max_pct);
 }
 
 std::vector<int> resolve_pipe_depths(int requested, const std::vector<int>& offered, const std::string& step_name) {

@@ -94,17 +94,19 @@ struct StreamKPlan {
 };
 
 /// The split's knobs (the verify binary's and the benchmark's --sk-min-share, --sk-rounds, --sk-min-saving,
-/// --sk-part-cost), with their defaults in this one place: one whole round joins the left-over tiles in the
-/// stream-K region, no share is shorter than 4 K tiles, a part moved through the workspace costs its worker as
-/// much as part_cost K tiles, and the split is taken only where it shortens the longest worker by at least
-/// min_saving_pct percent of step 9's. docs/lab_step10_stream_k.md says how the sweep of real layer shapes chose
-/// them on the H200; Blackwell uses the same, unmeasured there. A min_share larger than any tile's K tiles
-/// (e.g. 100000) turns the split off: plain step 9.
+/// --sk-part-cost, --sk-full-split-max), with their defaults in this one place: one whole round joins the left-over
+/// tiles in the stream-K region, no share is shorter than 4 K tiles, a part moved through the workspace costs its
+/// worker as much as part_cost K tiles, the split is taken only where it shortens the longest worker by at least
+/// min_saving_pct percent of step 9's, and a split of every tile only where the tiles are at most
+/// full_split_max_pct percent of the workers. The last three were chosen on the H200 by the sweep of real layer
+/// shapes (tools/choose_sk_knobs.py, docs/lab_step10_stream_k.md); Blackwell uses the same, unmeasured there. A
+/// min_share larger than any tile's K tiles (e.g. 100000) turns the split off: plain step 9.
 struct StreamKKnobs {
   int min_share = 4;        ///< K tiles, >= 1: the shortest share of a worker in the stream-K region
   int rounds = 1;           ///< >= 0: whole rounds added to the stream-K region
-  int min_saving_pct = 10;  ///< 0 to 100: the least saving of the longest worker for which the plan splits
+  int min_saving_pct = 4;   ///< 0 to 100: the least saving of the longest worker for which the plan splits
   int part_cost = 2;        ///< K tiles, >= 0: what one part written or read costs its worker
+  int full_split_max_pct = 60;  ///< 0 to 1000: a split of EVERY tile only when tiles <= this % of workers
 };
 
 /// The split that plan_stream_k weighs, taken or not: the tiles % workers left over plus `sk_rounds` whole rounds
@@ -127,18 +129,23 @@ HG_HD constexpr StreamKPlan stream_k_split(int tiles, int k_tiles, int workers, 
 /// not shorten the longest worker's cost (max_cost: iterations plus part_cost per part moved) by at least
 /// min_saving_pct percent of step 9's longest list (whole_iters; 0: by anything). Without it, every tile whole.
 HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, int min_share, int sk_rounds,
-                                          int min_saving_pct = 0, int part_cost = 0) {
+                                          int min_saving_pct = 0, int part_cost = 0, int full_split_max_pct = 1000) {
   const StreamKPlan split = stream_k_split(tiles, k_tiles, workers, min_share, sk_rounds);
   const int whole = split.whole_iters();
   const long long saved = split.sk_workers > 0 ? (long long)(whole - split.max_cost(part_cost)) * 100 : 0;
-  if (saved > 0 && saved >= (long long)min_saving_pct * whole) return split;
+  // A split of every tile leaves no whole tile: at any moment the pairs are at different K positions of tiles that
+  // share rows of A or B, which therefore come from L2 or DRAM once per tile rather than once per group. Measured
+  // on the sweep (docs/lab_step10_stream_k.md), it paid only where step 9 would leave about half the pairs idle.
+  const bool full_ok = split.sk_tiles < tiles || (long long)tiles * 100 <= (long long)full_split_max_pct * workers;
+  if (saved > 0 && saved >= (long long)min_saving_pct * whole && full_ok) return split;
   StreamKPlan p;  // sk_tiles = 0: every tile whole, round-robin
   p.tiles = tiles, p.k_tiles = k_tiles, p.workers = workers;
   return p;
 }
 /// The same with the command line's knobs: what the kernels' host code calls.
 HG_HD constexpr StreamKPlan plan_stream_k(int tiles, int k_tiles, int workers, const StreamKKnobs& knobs) {
-  return plan_stream_k(tiles, k_tiles, workers, knobs.min_share, knobs.rounds, knobs.min_saving_pct, knobs.part_cost);
+  return plan_stream_k(tiles, k_tiles, workers, knobs.min_share, knobs.rounds, knobs.min_saving_pct, knobs.part_cost,
+                       knobs.full_split_max_pct);
 }
 
 /// The work units one worker walks, in order: its stream-K share, cut at tile boundaries, then its whole tiles
