@@ -7,12 +7,16 @@ Checks that --check names a stale region by file, line and kind and exits 1, tha
 leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
 an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
 line (exit 2), that the facts region holds hg_step_facts's output as printed, that a ladder region links
-the way its page does (\\ref in docs/, a relative Markdown link in a step's README), and that the tables'
-captions say the turns ran in a balanced order only for a run whose ladder.json says so.
+the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
+captions say the turns ran in a balanced order only for a run whose ladder.json says so, and that the sweep
+regions render from a small sweep (its per-step table, a variant against the step before its step with
+sweep.csv's own verdict where it has one, the grid of split thresholds with the choice in bold, the runs' knobs in
+the caption) while a missing file, runs that differ or bad arguments are errors naming the page and line.
 Python standard library only.
 """
 import contextlib
 import io
+import json
 import pathlib
 import shutil
 import sys
@@ -24,8 +28,59 @@ sys.path.insert(0, str(ROOT / "tools"))
 import pages  # noqa: E402  (found through the path set just above)
 import plot_results  # noqa: E402
 import registry  # noqa: E402
+import sweep_summary  # noqa: E402
 
 LADDER = registry.ladder()
+
+# A small sweep: two shapes, burst only. At 512 x 4096 x 4096 step 10 wins and the forced split loses beyond the
+# spread; at 2048 x 4096 x 4096 sweep.csv says step 10 lost (from its unrounded medians) where its rounded ones
+# would tie: the table must show the file's verdict.
+S9, S10, SPLIT = "step9_multi_consumer", "step10_stream_k", "step10_stream_k+split"
+SWEEP_CSV = """\
+{header}
+M1,attn,512,4096,4096,burst,{s9},3,60.0,59.5,60.5,400.0,,,,cfg
+M1,attn,512,4096,4096,burst,{s10},3,70.0,69.5,70.5,466.7,{s9},win,,cfg
+M1,attn,512,4096,4096,burst,{split},3,58.0,57.8,58.2,386.7,,,,cfg
+M1,attn,512,4096,4096,burst,cublas,3,100.0,100.0,100.0,666.7,,,,cfg
+M1,mlp,2048,4096,4096,burst,{s9},3,99.0,98.9,99.1,660.0,,,,cfg
+M1,mlp,2048,4096,4096,burst,{s10},3,98.9,98.8,99.0,659.3,{s9},loss,,cfg
+M1,mlp,2048,4096,4096,burst,{split},3,99.1,99.0,99.2,660.7,,,,cfg
+M1,mlp,2048,4096,4096,burst,cublas,3,100.0,100.0,100.0,666.7,,,,cfg
+""".format(s9=S9, s10=S10, split=SPLIT, header=",".join(sweep_summary.SHAPE_COLUMNS))
+SWEEP_STEPS_CSV = """\
+step,method,runs,shapes,pct_cublas_median,pct_cublas_worst,worst_shape,previous,wins,losses,ties,claims
+{s9},burst,3,2,79.5,60.0,M1 attn 512x4096x4096,,0,0,0,yes
+{s10},burst,3,2,84.5,70.0,M1 attn 512x4096x4096,{s9},1,1,0,yes
+{split},burst,2,2,78.6,58.0,M1 attn 512x4096x4096,,0,0,0,no
+""".format(s9=S9, s10=S10, split=SPLIT)
+SK_KNOBS_CSV = """\
+min_saving,part_cost,worst_loss_pct,median_gain_pct,mean_gain_pct,shapes_split,shapes,chosen
+0,0,3.3,-1.6,-1.6,2,2,0
+0,2,3.3,-1.6,-1.6,2,2,0
+5,0,0.0,0.0,0.0,0,2,0
+5,2,0.0,0.0,0.0,0,2,1
+"""
+RUN_JSON = {"gpu": "NVIDIA H200", "sm_count": 132, "kernel": "sm90", "driver": "580.159.04", "cuda_runtime": "13.0",
+            "cublas": "13.1.0", "date_utc": "2026-12-03T04:01:30Z", "iters": 120, "rounds": 12, "warmup": 10,
+            "kernel_order": "balanced", "methods": {"burst": {"settle_ms": 0}, "sustained": {"settle_ms": 50}},
+            "settle_ms": 50, "stream_k": {"min_share": 4, "rounds": 1, "min_saving_pct": 10, "part_cost": 2},
+            "sk_forced": True}
+SWEEP_PAGE = """\
+Steps:
+
+<!-- sweep:begin steps -->
+<!-- sweep:end -->
+
+Shapes:
+
+<!-- sweep:begin shapes step10_stream_k+split -->
+<!-- sweep:end -->
+
+Knobs:
+
+<!-- sweep:begin knobs -->
+<!-- sweep:end -->
+"""
 
 README = """\
 # A page
@@ -151,6 +206,77 @@ class PagesTest(unittest.TestCase):
                 self.assertEqual(said in caption, balanced, caption)
             if balanced:
                 self.assertIn(f"in {run['rounds']} interleaved rounds {said} after", captions[0])
+
+    def write_sweep(self, runs=({}, {"date_utc": "2026-12-04T01:00:00Z"})):
+        """The small sweep into the scratch results, with one run's json per entry of runs (changes to RUN_JSON)."""
+        results = self.root / "docs" / "results"
+        (results / "sweep.csv").write_text(SWEEP_CSV)
+        (results / "sweep_steps.csv").write_text(SWEEP_STEPS_CSV)
+        (results / "sk_knobs.csv").write_text(SK_KNOBS_CSV)
+        shutil.rmtree(results / "sweep_runs", ignore_errors=True)
+        (results / "sweep_runs").mkdir()
+        for i, changes in enumerate(runs):
+            (results / "sweep_runs" / f"run{i + 1}.json").write_text(json.dumps({**RUN_JSON, **changes}))
+        page = self.root / "docs" / "page.md"
+        page.write_text(SWEEP_PAGE)
+        return page
+
+    def test_sweep_regions_render_from_the_results(self):
+        page = self.write_sweep()
+        rc, _, err = self.run_pages("--write")
+        self.assertEqual(rc, 0, err)
+        text = page.read_text()
+        # The caption: the runs, their dates, the knobs they ran with.
+        self.assertIn("2 runs of `hgemm_bench --sweep`", text)
+        self.assertIn("on 2026-12-03, 2026-12-04:", text)
+        self.assertIn("`--sk-min-share 4 --sk-rounds 1 --sk-min-saving 10 --sk-part-cost 2` and no limit on "
+                      "splitting every tile (the runs predate `--sk-full-split-max`)", text)
+        # Per step: the variant has no step before it; a row of fewer than three runs is marked as no claim.
+        self.assertIn(f"| {S10} | burst | 3 | 2 | 84.5% | 70.0% | M1 attn 512x4096x4096 | {S9} | 1 | 1 | 0 |", text)
+        self.assertIn(f"| {SPLIT} &Dagger; | burst | 2 | 2 | 78.6% | 58.0% | M1 attn 512x4096x4096 |  |  |  |  |",
+                      text)
+        self.assertIn("&Dagger; Fewer than 3 runs", text)
+        # Per shape: the variant against step 9 by the spread rule, step 10 by sweep.csv's own verdict.
+        self.assertIn("| model, layer | shape | method | step 9 | step 10 | vs step 9 | step 10+split | vs step 9 |",
+                      text)
+        self.assertIn("| M1, attn | 512 x 4096 x 4096 | burst | 60.0% (59.5 to 60.5) | 70.0% (69.5 to 70.5) | win | "
+                      "58.0% (57.8 to 58.2) | loss |", text)
+        self.assertIn("| M1, mlp | 2048 x 4096 x 4096 | burst | 99.0% (98.9 to 99.1) | 98.9% (98.8 to 99.0) | loss | "
+                      "99.1% (99.0 to 99.2) | tie |", text)
+        # The grid of candidates: a loss where there is one, else the mean change; the choice in bold.
+        self.assertIn("| min_saving | part cost 0 | part cost 2 |", text)
+        self.assertIn("| 0 | loss 3.3% (2) | loss 3.3% (2) |", text)
+        self.assertIn("| 5 | +0.0% (0) | **+0.0% (0)** |", text)
+        self.assertIn("Chosen: `--sk-min-saving 5 --sk-part-cost 2`, worst loss 0.0%", text)
+        self.assertEqual(self.run_pages("--check")[0], 0)
+        # A run that records the limit says so.
+        knobs = {**RUN_JSON["stream_k"], "full_split_max_pct": 60}
+        page = self.write_sweep(runs=({"stream_k": knobs},))
+        self.assertEqual(self.run_pages("--write")[0], 0)
+        self.assertIn("--sk-part-cost 2 --sk-full-split-max 60`;", page.read_text())
+
+    def test_sweep_region_errors(self):
+        page = self.write_sweep()
+        (self.root / "docs" / "results" / "sk_knobs.csv").unlink()
+        rc, _, err = self.run_pages("--check")
+        self.assertEqual(rc, 2)
+        self.assertIn("docs/page.md:13: a sweep region needs ", err)
+        self.assertIn("sk_knobs.csv, which does not exist: run tools/choose_sk_knobs.py", err)
+        self.write_sweep(runs=({}, {"iters": 100}))
+        rc, _, err = self.run_pages("--check")
+        self.assertEqual(rc, 2)
+        self.assertIn("run2.json has iters=100 but", err)
+        self.assertIn("the runs of one summary must be alike", err)
+        self.write_sweep(runs=())
+        rc, _, err = self.run_pages("--check")
+        self.assertEqual((rc, "docs/page.md:3: a sweep region needs the runs' metadata" in err), (2, True), err)
+        self.write_sweep()
+        usage, unknown = "a sweep region is", "has no rows of step99_none"
+        for args, want in (("", usage), (" shapes", usage), (" steps extra", usage), (" shapes step99_none", unknown)):
+            page.write_text(f"<!-- sweep:begin{args} -->\n<!-- sweep:end -->\n")
+            rc, _, err = self.run_pages("--check")
+            self.assertEqual((rc, "docs/page.md:1: " in err, want in err), (2, True, True), err)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -360,6 +360,11 @@ TEST_CASE("stream-K plan: the shapes of step 10's page") {
   CHECK(plan_stream_k(72, 9, 66, knobs).sk_tiles == 0);
   CHECK(plan_stream_k(72, 9, 66, 4, 1, 4, 2, 1000).max_cost(2) == 14);
   CHECK(plan_stream_k(72, 9, 66, 4, 1, 4, 2, 1000).sk_tiles == 72);
+  // On Blackwell's 74 pairs the same shape is 5 x 8 = 40 tiles of 9 K tiles, fewer than the pairs: even with the
+  // limit lifted the split (11 K tiles with its parts) is longer than step 9's 9, so the two hog tests there run
+  // the instance without the fixup (docs/blackwell_checks.md).
+  CHECK(hg::stream_k_split(40, 9, 74, knobs.min_share, knobs.rounds).max_cost(knobs.part_cost) == 11);
+  CHECK(plan_stream_k(40, 9, 74, 4, 1, 4, 2, 1000).sk_tiles == 0);
 }
 
 TEST_CASE("stream-K plan: no split where the walk's 32-bit arithmetic would overflow") {

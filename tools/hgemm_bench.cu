@@ -61,13 +61,15 @@ std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {
 
 /// The contestants: each step at its default ring depth (its binary's; a step without a ring ignores it) with the
 /// run's stream-K knobs, and with --sk-forced, after each step that has the knobs, the same step as <step>+split:
-/// min_saving_pct and part_cost 0, so it splits wherever the plan can (the knobs' measurement,
-/// tools/choose_sk_knobs.py). `blackwell` picks the kernels; --plan never calls them.
+/// min_saving_pct and part_cost 0 and no limit on splitting every tile, so it splits wherever the plan can (the
+/// knobs' measurement, tools/choose_sk_knobs.py). `blackwell` picks the kernels; --plan never calls them.
 std::vector<hg::Contestant> contestants(const std::vector<hg::StepSpec>& steps, const hg::BenchOptions& args,
                                         bool blackwell) {
   hg::StreamKKnobs forced = args.stream_k;
   forced.min_saving_pct = 0;
   forced.part_cost = 0;
+  // The flag's bound. A split of every tile has fewer than (rounds + 1) x workers tiles: no limit below 10 rounds.
+  forced.full_split_max_pct = 1000;
   std::vector<hg::Contestant> out;
   const auto add = [&](const hg::StepSpec& step, const std::string& name, const std::string& label,
                        const hg::StreamKKnobs& knobs) {
@@ -155,7 +157,8 @@ int run(const hg::BenchOptions& args) {
        << ",\n  \"dense_fp16_peak_tflops\": " << peak
        << ",\n  \"stream_k\": {\"min_share\": " << args.stream_k.min_share << ", \"rounds\": " << args.stream_k.rounds
        << ", \"min_saving_pct\": " << args.stream_k.min_saving_pct
-       << ", \"part_cost\": " << args.stream_k.part_cost << "}"
+       << ", \"part_cost\": " << args.stream_k.part_cost
+       << ", \"full_split_max_pct\": " << args.stream_k.full_split_max_pct << "}"
        << ",\n  \"sk_forced\": " << (args.sk_forced ? "true" : "false")
        << ",\n  \"steps\": [" << step_list << "]"
        << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())

@@ -22,6 +22,11 @@ hold which regions is read from their markers. The kinds (PRODUCERS below):
                              timing method, from DIR/ladder.csv
     profile [STEP]           the Nsight Compute table: every row, or STEP, the step before it and cuBLAS, from
                              DIR/profile.csv
+    sweep steps              the sweep of real layer shapes per step and timing method, from DIR/sweep_steps.csv
+                             and the runs' DIR/sweep_runs/*.json (tools/sweep_tables.py)
+    sweep shapes KERNEL      KERNEL (a step, or a variant such as step10_stream_k+split) at every shape of the
+                             sweep against the step before it, from DIR/sweep.csv and DIR/sweep_runs/*.json
+    sweep knobs              the candidates of step 10's split thresholds and the choice, from DIR/sk_knobs.csv
 
 plus the chart DIR/ladder.svg, from DIR/ladder.csv. Pages of docs/ (Doxygen's) link with \\ref; the others
 (READMEs) with Markdown links relative to the page. DIR defaults to docs/results. Exit 2 on a malformed page
@@ -41,6 +46,7 @@ from docs_numbers import (DOXY_BLOCK_RE, DOXY_BLOCKS, FENCE_RE, REGION_BEGIN_RE,
                           mask_code_spans)
 import plot_results  # noqa: E402  (the results, ladder and profile tables and the chart)
 import registry  # noqa: E402  (steps.json: the ladder of contracts)
+import sweep_tables  # noqa: E402  (the sweep's tables)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ANY_END_RE = re.compile(REGION_END.replace("%s", r"(?P<name>[A-Za-z0-9_.-]+)"))
@@ -210,8 +216,25 @@ def profile(src, region, page):
     return plot_results.profile_table(*src.profile, step)
 
 
+SWEEP_USAGE = "<!-- sweep:begin steps -->, <!-- sweep:begin shapes KERNEL --> or <!-- sweep:begin knobs -->"
+
+
+def sweep(src, region, page):
+    table, *rest = region.args or [""]
+    try:
+        if table in ("steps", "knobs") and not rest:
+            return sweep_tables.steps_table(src.results_dir) if table == "steps" else \
+                sweep_tables.knobs_table(src.results_dir)
+        if table == "shapes" and len(rest) == 1:
+            return sweep_tables.shapes_table(src.results_dir, rest[0])
+    except sweep_tables.TableError as e:
+        raise PageError(str(e)) from None
+    raise PageError(f"a sweep region is {SWEEP_USAGE}, got arguments '{' '.join(region.args)}'")
+
+
 # Region kind -> producer(sources, region, page) -> the region's lines, without the final newline.
-PRODUCERS = {"contracts": contracts, "facts": facts, "results": results, "ladder": ladder, "profile": profile}
+PRODUCERS = {"contracts": contracts, "facts": facts, "results": results, "ladder": ladder, "profile": profile,
+             "sweep": sweep}
 
 
 def chart(src):

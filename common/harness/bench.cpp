@@ -132,8 +132,8 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
        "--plan: print each shape's GFLOP and which kernels time or skip it, the launch and FLOP totals, and\n"
        "  exit without touching the GPU.\n"
        "--sk-forced: after each step that has the stream-K knobs, time it once more as <step>+split, with the\n"
-       "  run's knobs but --sk-min-saving 0 and --sk-part-cost 0: the split wherever the plan can make one\n"
-       "  (tools/choose_sk_knobs.py weighs it against the step without a split).\n";
+       "  run's knobs but --sk-min-saving 0, --sk-part-cost 0 and --sk-full-split-max 1000: the split wherever\n"
+       "  the plan can make one (tools/choose_sk_knobs.py weighs it against the step without a split).\n";
   return u;
 }
 
