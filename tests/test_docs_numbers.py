@@ -75,7 +75,7 @@ class DocsNumbersTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("0 problems", out)
         if ties is not None:
-            self.assertIn("1 files, %d ties, 0 problems" % ties, out)
+            self.assertIn("1 files, %d ties, 0 claims, 0 problems" % ties, out)
 
     def assertFails(self, text, *messages):
         rc, out = self.check(text)
@@ -146,7 +146,7 @@ class DocsNumbersTest(unittest.TestCase):
     def test_untied_figure_fails(self):
         out = self.assertFails("# Results\n\nwe measured 612.3 TFLOP/s on the H200.\n",
                                "page.md:3: untied measured figure '612.3 TFLOP/s'")
-        self.assertIn("0 ties, 1 problems", out)
+        self.assertIn("0 ties, 0 claims, 1 problems", out)
 
     def test_every_unit_and_speedup_is_a_figure(self):
         text = ("a 1.5 ms, 20 us, 20 \u00b5s, 3 ns\nb 4.8 TB/s, 36.4 GB/s, 900 GFLOP/s\nc 1980 MHz, 1.83 GHz, 700 W\n"
@@ -268,7 +268,7 @@ class DocsNumbersTest(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("step6_persistent/README.md:1: untied measured figure '612.3 TFLOP/s'", out)
         self.assertNotIn("notes.md", out)
-        self.assertIn("docs_numbers: 3 files, 1 ties, 1 problems", out)
+        self.assertIn("docs_numbers: 3 files, 1 ties, 0 claims, 1 problems", out)
 
     def test_script_exit_codes(self):
         good = self.fx.page("689.2 TFLOP/s%s\n" % TIE, "good.md")
@@ -277,7 +277,7 @@ class DocsNumbersTest(unittest.TestCase):
         base = [sys.executable, script, "--results", str(self.fx.results), "--check"]
         ok = subprocess.run(base + [str(good)], capture_output=True, text=True)
         self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
-        self.assertRegex(ok.stdout, r"^docs_numbers: 1 files, 1 ties, 0 problems\n$")
+        self.assertRegex(ok.stdout, r"^docs_numbers: 1 files, 1 ties, 0 claims, 0 problems\n$")
         fail = subprocess.run(base + [str(bad)], capture_output=True, text=True)
         self.assertEqual(fail.returncode, 1, fail.stdout + fail.stderr)
         self.assertIn("bad.md:1: 612.3 should be 689.2", fail.stdout)
