@@ -121,6 +121,8 @@ class DocsClaimsTest(unittest.TestCase):
         # The number before the claim is its margin: tied when they agree, a problem when they do not.
         self.assertFails("at two of the four shapes they are level, within 2.0%%%s\n" % (level % ("2/4", "1.0%")),
                          "the prose's 2.0 before the claim is not its margin=1.0%")
+        # A step's number right before the claim names a step: it is neither the margin nor a figure.
+        self.assertPasses("at two of the four shapes new is level with step 5%s\n" % (level % ("2/4", "1.0%")), 1)
         # Without a margin the number before a comparison is not the claim's: a figure needs its own tie.
         self.assertFails("new is ahead, by 2.0%%%s\n" % (AHEAD % "method=burst"), "untied measured figure '2.0%'")
         # Under burst new - old is 2.02%, 1.49%, 5.56% and 1.04% of old.

@@ -115,6 +115,8 @@ NOT_MEASURED_RE = re.compile(r"<sup>[^<]*</sup>|\b[Ss]teps?\s+\d+\b(?!\.\d)")
 TIE_TAIL = r"(?:[ \t\u00a0]|&nbsp;)*(?:%s|%%|x|\u00d7|&times;)?(?:[ \t\u00a0]|&nbsp;)*$" % UNIT
 TIED_NUMBER_RE = re.compile(r"(?P<num>%s)%s" % (NUMBER, TIE_TAIL))
 
+# The word "step" or "steps" right before a number: the number names a step (see NOT_MEASURED_RE).
+STEP_BEFORE_RE = re.compile(r"\b[Ss]teps?\s+$")
 TIE_RE = re.compile(r"<!--\s*tie:(?P<body>.*?)-->")
 CLAIM_RE = re.compile(r"<!--\s*claim:(?P<body>.*?)-->")
 UNTIED_RE = re.compile(r"<!--\s*untied:(?P<reason>.*?)-->")
@@ -259,7 +261,7 @@ class Page:
             after = before.rfind(COMMENT_CLOSE)
             claim = Claim(no, m.group("body"), before[after + len(COMMENT_CLOSE):] if after >= 0 else before)
             n = TIED_NUMBER_RE.search(before)
-            if n:
+            if n and not STEP_BEFORE_RE.search(before[:n.start("num")]):  # "level with step 5": a name, no figure
                 claim.start, claim.end, claim.number = n.start("num"), n.end("num"), n.group("num")
             self.claims.append(claim)
         for m in TIE_RE.finditer(code_free):
