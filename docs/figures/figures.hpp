@@ -39,6 +39,8 @@ bool draw_step7_timeline(Svg& svg);
 bool draw_step8_pair(Svg& svg);
 // docs/step9_multi_consumer.md (step9_epilogue.cpp)
 bool draw_step9_epilogue(Svg& svg);
+// docs/step10_stream_k.md (step10_stream_k.cpp)
+bool draw_step10_workers(Svg& svg);
 
 // ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
@@ -57,6 +59,7 @@ inline const Figure kFigures[] = {
     {"step7_timeline.svg", draw_step7_timeline},
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
+    {"step10_workers.svg", draw_step10_workers},
 };
 
 // The tables, as HTML fragments.
