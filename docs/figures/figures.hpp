@@ -41,6 +41,7 @@ bool draw_step8_pair(Svg& svg);
 bool draw_step9_epilogue(Svg& svg);
 // docs/step10_stream_k.md (step10_stream_k.cpp)
 bool draw_step10_workers(Svg& svg);
+bool draw_step10_fixup_timeline(Svg& svg);
 
 // ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
@@ -60,6 +61,7 @@ inline const Figure kFigures[] = {
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
     {"step10_workers.svg", draw_step10_workers},
+    {"step10_fixup_timeline.svg", draw_step10_fixup_timeline},
 };
 
 // The tables, as HTML fragments.

@@ -232,4 +232,141 @@ bool draw_step10_workers(Svg& svg) {
   return true;
 }
 
+namespace {
+
+const char* const kRelease = "#38761d";  // a release store and the acquire that reads it
+const char* const kSpin = "#ffebe9";
+
+/// One span of the fixup timeline, on a lane, in K tiles of time.
+struct FixSpan {
+  int lane;
+  double start, end;
+  std::string label, fill;
+};
+
+}  // namespace
+
+bool draw_step10_fixup_timeline(Svg& svg) {
+  // One tile of 12 K tiles on 3 workers: the plan splits it in three, an owner and two parts, so the owner adds
+  // two parts in K order.
+  constexpr int kTiles = 1, kKTiles = 12, kWorkers = 3, kTile = 0;
+  const StreamKKnobs knobs;
+  const StreamKPlan p = plan_stream_k(kTiles, kKTiles, kWorkers, knobs);
+  const std::vector<std::vector<Placed>> rows = walk_all(p);
+  if (!check_walks(p, rows, "fixup")) return false;
+  if (p.sk_tiles <= kTile || p.last_holder(kTile) - p.owner(kTile) < 2) {
+    std::fprintf(stderr, "step 10 fixup: with the default knobs the plan of %d tile of %d K tiles on %d workers no "
+                 "longer splits tile %d in three (sk_tiles %d): pick other numbers in draw_step10_fixup_timeline\n",
+                 kTiles, kKTiles, kWorkers, kTile, p.sk_tiles);
+    return false;
+  }
+  const int owner = p.owner(kTile), last = p.last_holder(kTile);
+  // The unit of the tile each holder walks: the owner's at K tile 0, then every part in K order, each its
+  // worker's first unit (check_walks), the next one starting where it ends.
+  std::vector<Placed> unit(size_t(last + 1));
+  for (int w = owner; w <= last; ++w) {
+    bool found = false;
+    for (const Placed& pl : rows[size_t(w)])
+      if (pl.u.tile == kTile) unit[size_t(w)] = pl, found = true;
+    const int k0 = w == owner ? 0 : unit[size_t(w - 1)].u.k1;
+    if (!found || unit[size_t(w)].u.k0 != k0) {
+      std::fprintf(stderr, "step 10 fixup: worker %d does not hold tile %d from K tile %d on\n", w, kTile, k0);
+      return false;
+    }
+  }
+  if (p.parts_moved(owner) != last - owner) {
+    std::fprintf(stderr, "step 10 fixup: the owner moves %d parts, the plan holds %d\n", p.parts_moved(owner),
+                 last - owner);
+    return false;
+  }
+
+  // --- The timeline, in K tiles: a K tile's MMAs take 1, writing or reading a part the plan's part_cost --------
+  const double cost = knobs.part_cost;
+  std::vector<FixSpan> spans;
+  std::vector<double> published(size_t(last + 1), 0);
+  for (int w = owner + 1; w <= last; ++w) {  // lanes 1, 2, ...: the part holders
+    const Placed& pl = unit[size_t(w)];
+    const double mma_end = pl.start + pl.len();
+    spans.push_back({w - owner, double(pl.start), mma_end, "MMAs k" + str(pl.u.k0) + "-" + str(pl.u.k1 - 1),
+                     kTileColors[kTile]});
+    spans.push_back({w - owner, mma_end, mma_end + cost, "st.global.cg", "#eaeef2"});
+    published[size_t(w)] = mma_end + cost;  // then bar.sync and st.release.gpu, no time
+  }
+  const Placed& own = unit[size_t(owner)];
+  double now = own.start + own.len();
+  spans.push_back({0, double(own.start), now, "MMAs k0-" + str(own.u.k1 - 1), kTileColors[kTile]});
+  std::vector<double> acquired(size_t(last + 1), 0);
+  for (int w = owner + 1; w <= last; ++w) {  // the kernel's loop: w = worker + 1 .. plan.last_holder(tile)
+    if (published[size_t(w)] > now) spans.push_back({0, now, published[size_t(w)], "thread 0 spins", kSpin});
+    now = now > published[size_t(w)] ? now : published[size_t(w)];
+    acquired[size_t(w)] = now;
+    spans.push_back({0, now, now + cost, "ld.global.cg + add k" + str(unit[size_t(w)].u.k0) + "-" +
+                     str(unit[size_t(w)].u.k1 - 1), "#eaeef2"});
+    now += cost;
+  }
+  spans.push_back({0, now, now + 1, "fp16, store", "#1f2328"});
+  for (int w = owner + 1; w <= last; ++w)
+    if (acquired[size_t(w)] < published[size_t(w)] || (w > owner + 1 && acquired[size_t(w)] < acquired[size_t(w - 1)])) {
+      std::fprintf(stderr, "step 10 fixup: the owner reads worker %d's part before its release or out of K order\n",
+                   w);
+      return false;
+    }
+
+  const Axis a{230, 72};
+  const double h = 26, pitch = 86;
+  const int total = int(now) + 1;
+  svg.text(16, 24,
+           "Step 10: one split tile (" + str(kKTiles) + " K tiles on " + str(kWorkers) +
+               " workers), its parts released by their holders and acquired by the owner, in K order",
+           15, "start", kBold);
+  const double top = 70;
+  auto lane_y = [&](int lane) { return top + lane * pitch; };
+  for (int w = owner; w <= last; ++w) {
+    const Placed& pl = unit[size_t(w)];
+    const std::string role = w == owner ? "owner" : "part holder";
+    svg.text(a.x0 - 10, lane_y(w - owner) + 12, "worker " + str(w) + ", " + role, 11, "end", kBold);
+    svg.text(a.x0 - 10, lane_y(w - owner) + 26, "K tiles " + str(pl.u.k0) + "-" + str(pl.u.k1 - 1), 10, "end", "",
+             kGrey);
+  }
+  for (const FixSpan& sp : spans) {
+    const double x = a.x0 + sp.start * a.unit, w = (sp.end - sp.start) * a.unit, y = lane_y(sp.lane);
+    svg.rect(x, y, w, h, sp.fill, sp.fill == kSpin ? kRed : "#ffffff", 1,
+             sp.fill == kSpin ? "stroke-dasharray=\"3 2\"" : "");
+    svg.text(x + w / 2, y + h / 2 + 3.5, sp.label, 9.5, "middle", kMono, sp.fill == kInk ? "#ffffff" : kInk);
+  }
+  // The holders: bar.sync (every thread's stores before the release), then thread 0's release store; the owner:
+  // thread 0's acquire load sees it, bar.sync passes it to the warpgroup, which reads the part.
+  for (int w = owner + 1; w <= last; ++w) {
+    const double xr = a.x0 + published[size_t(w)] * a.unit, yr = lane_y(w - owner);
+    const double xa = a.x0 + acquired[size_t(w)] * a.unit, ya = lane_y(0) + h;
+    svg.line(xr, yr - 4, xr, yr + h + 4, kRelease, 2.2);
+    svg.text(xr + 5, yr + h + 14, "bar.sync; thread 0: st.release.gpu flag[" + str(w) + "] = epoch", 9.5, "start",
+             kMono, kRelease);
+    arrow(svg, xr, yr - 4, xa + 2, ya + 3, kRelease);
+    svg.line(xa, ya - h - 4, xa, ya + 4, kRelease, 2.2);
+    svg.text(xa - 3, lane_y(0) - 8 - 14 * (last - w),
+             "thread 0: ld.acquire.gpu flag[" + str(w) + "] == epoch; bar.sync", 9.5, "end", kMono, kRelease);
+  }
+  const double ybase = lane_y(last - owner) + h + 30;
+  svg.line(a.x0, ybase, a.x0 + total * a.unit, ybase, kGrey, 1);
+  for (int t = 0; t <= total; ++t) {
+    svg.line(a.x0 + t * a.unit, ybase, a.x0 + t * a.unit, ybase + 4, kGrey, 1);
+    svg.text(a.x0 + t * a.unit, ybase + 16, str(t), 9, "middle", "", kGrey);
+  }
+  svg.text(a.x0 + total * a.unit + 8, ybase + 4, "time", 9, "start", "", kGrey);
+  svg.text(16, ybase + 40,
+           "Each consumer warpgroup of each CTA of the pair does this with its own flag and its own region of the "
+           "slot. The owner adds the parts in the order of their K ranges, whichever arrives first,",
+           11);
+  svg.text(16, ybase + 56, "so the sum is the same bits in every run; a part is its holder's first unit, so its "
+                           "release never waits for another worker.", 11);
+  svg.text(16, ybase + 76,
+           "Plan: hg::plan_stream_k with the default knobs, owner() = " + str(owner) + ", last_holder() = " +
+               str(last) + ". Schematic time: a K tile's MMAs 1, a part written or read part_cost = " +
+               str(knobs.part_cost) + " (the plan's cost of a part); the pink span is the owner's spin.",
+           11, "start", "", kGrey);
+  svg.size(a.x0 + total * a.unit + 140, ybase + 92);
+  return true;
+}
+
 }  // namespace hg::figures
