@@ -33,6 +33,8 @@ bool table_phase_short_expect_tx(std::string& html);
 bool draw_tile_order(Svg& svg);
 bool table_tile_order_first(std::string& html);
 bool table_tile_order_bands(std::string& html);
+// docs/step4_tma.md (step4_tma_box.cu: compiled by nvcc, it reads the kernel's constants)
+bool draw_step4_tma_box(Svg& svg);
 // docs/step7_warp_specialized.md (step7_timeline.cpp)
 bool draw_step7_timeline(Svg& svg);
 // docs/step8_cluster.md (step8_pair.cu: compiled by nvcc, it reads the kernels' constants)
@@ -57,6 +59,7 @@ inline const Figure kFigures[] = {
     {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
     {"phase_ring_timeline.svg", draw_phase_ring_timeline},
     {"tile_order.svg", draw_tile_order},
+    {"step4_tma_box.svg", draw_step4_tma_box},
     {"step7_timeline.svg", draw_step7_timeline},
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
