@@ -41,6 +41,7 @@ bool draw_step7_timeline(Svg& svg);
 bool draw_step8_pair(Svg& svg);
 // docs/step9_multi_consumer.md (step9_epilogue.cpp)
 bool draw_step9_epilogue(Svg& svg);
+bool draw_step9_ownership(Svg& svg);  // step9_ownership.cu: compiled by nvcc, it reads the kernel's constants
 // docs/step10_stream_k.md (step10_stream_k.cpp)
 bool draw_step10_workers(Svg& svg);
 bool draw_step10_fixup_timeline(Svg& svg);
@@ -63,6 +64,7 @@ inline const Figure kFigures[] = {
     {"step7_timeline.svg", draw_step7_timeline},
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
+    {"step9_ownership.svg", draw_step9_ownership},
     {"step10_workers.svg", draw_step10_workers},
     {"step10_fixup_timeline.svg", draw_step10_fixup_timeline},
 };

@@ -306,7 +306,8 @@ bool draw_step10_fixup_timeline(Svg& svg) {
   }
   spans.push_back({0, now, now + 1, "fp16, store", "#1f2328"});
   for (int w = owner + 1; w <= last; ++w)
-    if (acquired[size_t(w)] < published[size_t(w)] || (w > owner + 1 && acquired[size_t(w)] < acquired[size_t(w - 1)])) {
+    if (acquired[size_t(w)] < published[size_t(w)] ||
+        (w > owner + 1 && acquired[size_t(w)] < acquired[size_t(w - 1)])) {
       std::fprintf(stderr, "step 10 fixup: the owner reads worker %d's part before its release or out of K order\n",
                    w);
       return false;
