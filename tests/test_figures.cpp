@@ -1,6 +1,7 @@
 // CPU tests of the documentation's figures and tables (docs/figures/): each one's own checks of what it shows
-// against the code (the swizzle, the owner maps, the phase model, the tile order, step 7's model) must hold,
-// and each must produce its output. The docs build runs the same functions to write the files.
+// against the code (the swizzle, the owner maps, the phase model, the tile order, step 7's model, the stream-K plan,
+// the kernels' constants) must hold, and each must produce its output. The docs build runs the same functions to
+// write the files.
 #include <doctest/doctest.h>
 
 #include <string>

@@ -33,12 +33,18 @@ bool table_phase_short_expect_tx(std::string& html);
 bool draw_tile_order(Svg& svg);
 bool table_tile_order_first(std::string& html);
 bool table_tile_order_bands(std::string& html);
+// docs/step4_tma.md (step4_tma_box.cu: compiled by nvcc, it reads the kernel's constants)
+bool draw_step4_tma_box(Svg& svg);
 // docs/step7_warp_specialized.md (step7_timeline.cpp)
 bool draw_step7_timeline(Svg& svg);
 // docs/step8_cluster.md (step8_pair.cu: compiled by nvcc, it reads the kernels' constants)
 bool draw_step8_pair(Svg& svg);
 // docs/step9_multi_consumer.md (step9_epilogue.cpp)
 bool draw_step9_epilogue(Svg& svg);
+bool draw_step9_ownership(Svg& svg);  // step9_ownership.cu: compiled by nvcc, it reads the kernel's constants
+// docs/step10_stream_k.md (step10_stream_k.cpp)
+bool draw_step10_workers(Svg& svg);
+bool draw_step10_fixup_timeline(Svg& svg);
 
 // ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
@@ -54,9 +60,13 @@ inline const Figure kFigures[] = {
     {"phase_kloop_timeline.svg", draw_phase_kloop_timeline},
     {"phase_ring_timeline.svg", draw_phase_ring_timeline},
     {"tile_order.svg", draw_tile_order},
+    {"step4_tma_box.svg", draw_step4_tma_box},
     {"step7_timeline.svg", draw_step7_timeline},
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
+    {"step9_ownership.svg", draw_step9_ownership},
+    {"step10_workers.svg", draw_step10_workers},
+    {"step10_fixup_timeline.svg", draw_step10_fixup_timeline},
 };
 
 // The tables, as HTML fragments.

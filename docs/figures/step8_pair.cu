@@ -2,7 +2,6 @@
 // what into which shared memory, and which barriers the other CTA signals. Every size and count drawn is read
 // from the kernels' constants (this file includes step8_cluster's headers, so it is compiled by nvcc, host code
 // only), and the figure checks them against each other before it draws.
-#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -24,15 +23,6 @@ const char* const kBarColor = "#38761d";                  // arrivals and byte c
 const char* const kRemote = "#674ea7";                    // what crosses the pair
 
 std::string kib(int bytes) { return str(bytes / 1024) + " KiB"; }
-
-void arrow(Svg& svg, double x0, double y0, double x1, double y1, const std::string& color, bool dashed = false) {
-  svg.line(x0, y0, x1, y1, color, 1.4, dashed ? "stroke-dasharray=\"4 3\"" : "");
-  const double dx = x1 - x0, dy = y1 - y0, len = std::sqrt(dx * dx + dy * dy), ux = dx / len, uy = dy / len;
-  const double bx = x1 - 7 * ux, by = y1 - 7 * uy;
-  svg.polygon(str(int(bx - 3.5 * uy)) + "," + str(int(by + 3.5 * ux)) + " " + str(int(bx + 3.5 * uy)) + "," +
-                  str(int(by - 3.5 * ux)) + " " + str(int(x1)) + "," + str(int(y1)),
-              color);
-}
 
 /// One CTA's stage: an A part and a B tile made of `b_parts` parts, part p loaded by CTA owner(p). Returns
 /// the x of the B tile's parts' centres through `b_centre`.

@@ -1,6 +1,7 @@
 // docs/figures/svg.hpp: a minimal SVG writer and the palette of the documentation's figures.
 #pragma once
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -42,6 +43,14 @@ class Svg {
          << stroke << "\" stroke-width=\"" << width << "\"";
     if (!extra.empty()) out_ << " " << extra;
     out_ << "/>\n";
+  }
+
+  /// Defines a pattern of diagonal stripes of `color` that a fill can name as "url(#id)" (e.g. over a
+  /// colored rectangle, to mark it).
+  void hatch_pattern(const std::string& id, const std::string& color) {
+    out_ << "<defs><pattern id=\"" << id << "\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+         << "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"" << color
+         << "\" stroke-width=\"1.5\"/></pattern></defs>\n";
   }
 
   /// Text that inherits its font and color from an enclosing group (keeps large figures small).
@@ -90,6 +99,17 @@ inline const char* const kChunkColors[8] = {"#8dd3c7", "#ffffb3", "#bebada", "#f
 inline const char* const kWarpColors[4] = {"#9ecae1", "#fdae6b", "#a1d99b", "#f4a6a6"};
 
 inline std::string str(int v) { return std::to_string(v); }
+
+/// A straight arrow from (x0, y0) to (x1, y1), its head at (x1, y1).
+inline void arrow(Svg& svg, double x0, double y0, double x1, double y1, const std::string& color,
+                  bool dashed = false) {
+  svg.line(x0, y0, x1, y1, color, 1.4, dashed ? "stroke-dasharray=\"4 3\"" : "");
+  const double dx = x1 - x0, dy = y1 - y0, len = std::sqrt(dx * dx + dy * dy), ux = dx / len, uy = dy / len;
+  const double bx = x1 - 7 * ux, by = y1 - 7 * uy;
+  svg.polygon(str(int(bx - 3.5 * uy)) + "," + str(int(by + 3.5 * ux)) + " " + str(int(bx + 3.5 * uy)) + "," +
+                  str(int(by - 3.5 * ux)) + " " + str(int(x1)) + "," + str(int(y1)),
+              color);
+}
 
 // The palette several pages share.
 inline const char* const kParityFill[2] = {"#cfe2f3", "#fce5cd"};  // a barrier's phase of parity 0 / parity 1
