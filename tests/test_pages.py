@@ -11,7 +11,10 @@ the way its page does (\\ref in docs/, a relative Markdown link in a step's READ
 captions say the turns ran in a balanced order only for a run whose ladder.json says so, and that the sweep
 regions render from a small sweep (its per-step table, a variant against the step before its step with
 sweep.csv's own verdict where it has one, the grid of split thresholds with the choice in bold, the runs' knobs in
-the caption) while a missing file, runs that differ or bad arguments are errors naming the page and line.
+the caption) while a missing file, runs that differ or bad arguments are errors naming the page and line, and that
+the payoff and group tables render from a small registry and run (a step the benchmark does not time shown without
+numbers, the named method first, a step slower than the one before refused unless its clause says so, a missing
+step or shape named), and from the checkout's own on a page; and that the registry refuses an unknown field.
 Python standard library only.
 """
 import contextlib
@@ -22,10 +25,12 @@ import shutil
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import pages  # noqa: E402  (found through the path set just above)
+import payoff_tables  # noqa: E402
 import plot_results  # noqa: E402
 import registry  # noqa: E402
 import sweep_summary  # noqa: E402
@@ -81,6 +86,26 @@ Knobs:
 <!-- sweep:begin knobs -->
 <!-- sweep:end -->
 """
+
+# A small registry and run for the payoff and group tables: step 1 untimed, step 2 timed, step 3 timed and slower
+# than step 2 under burst only (sustained level), at one shape.
+PAYOFF = ((256, 256, 256), "sustained")
+ENTRIES = [
+    {"name": "step1_a", "what": "idea one", "bought": "bought one", "unsolved": "left one", "contract": "c one",
+     "label": "one", "rule": "kSingleTile", "ladder": False},
+    {"name": "step2_b", "what": "idea two", "bought": "bought two", "unsolved": "left two", "contract": "c two",
+     "label": "two", "rule": "kTiled", "ladder": True},
+    {"name": "step3_c", "what": "idea three", "bought": "slower in burst", "unsolved": "left three",
+     "contract": "c three", "label": "three", "rule": "kTiled", "ladder": True},
+]
+LADDER_ROWS = [dict(zip(("m", "n", "k", "step", "method", "verified", "median_ms", "tflops", "pct_cublas"), r))
+               for r in [("256", "256", "256", "step2_b", "burst", "1", "0.1", "100.0", "101.0"),
+                         ("256", "256", "256", "step3_c", "burst", "1", "0.2", "90.0", "90.9"),
+                         ("256", "256", "256", "step2_b", "sustained", "1", "0.1", "80.0", "88.9"),
+                         ("256", "256", "256", "step3_c", "sustained", "1", "0.1", "80.0", "88.9"),
+                         ("512", "512", "512", "step2_b", "sustained", "1", "0.1", "80.0", "88.9")]]
+LADDER_META = {"gpu": "GPU X", "date_utc": "2026-01-02T00:00:00Z", "methods": {"sustained": {"settle_ms": 50}}}
+LINK = lambda name, text: f"<{name}|{text}>"  # noqa: E731  (a link the tests can see)
 
 README = """\
 # A page
@@ -276,6 +301,87 @@ class PagesTest(unittest.TestCase):
             page.write_text(f"<!-- sweep:begin{args} -->\n<!-- sweep:end -->\n")
             rc, _, err = self.run_pages("--check")
             self.assertEqual((rc, "docs/page.md:1: " in err, want in err), (2, True, True), err)
+
+    def test_payoff_table_renders_from_the_registry_and_the_run(self):
+        text = payoff_tables.payoff_table(ENTRIES, PAYOFF, LADDER_META, LADDER_ROWS, LINK)
+        self.assertIn("at 256 x 256 x 256 under the **sustained** timing method (and its % of cuBLAS under "
+                      "**burst**)", text)
+        self.assertIn("on one GPU X on 2026-01-02", text)
+        self.assertIn("Not timed: step 1, whose kernels", text)
+        self.assertIn("| step | the idea | what it bought | TFLOP/s, sustained | % of cuBLAS, sustained | "
+                      "% of cuBLAS, burst |", text)
+        self.assertIn("| <step1_a|step 1> | idea one | bought one | not timed |  |  |", text)
+        self.assertIn("| <step2_b|step 2> | idea two | bought two | 80.0 | 88.9% | 101.0% &dagger; |", text)
+        self.assertIn("| <step3_c|step 3> | idea three | slower in burst | 80.0 | 88.9% | 90.9% |", text)
+        self.assertIn("&dagger; Above 100%", text)
+
+    def test_a_dip_must_say_slower(self):
+        quiet = [dict(e, bought="bought three") if e["name"] == "step3_c" else e for e in ENTRIES]
+        for table in (lambda: payoff_tables.payoff_table(quiet, PAYOFF, LADDER_META, LADDER_ROWS, LINK),
+                      lambda: payoff_tables.group_table(quiet, PAYOFF, LADDER_ROWS, "step1_a", "step3_c", LINK, "")):
+            with self.assertRaises(payoff_tables.TableError) as e:
+                table()
+            self.assertIn("step3_c runs at 90.0 TFLOP/s against 100.0 for step2_b at 256 x 256 x 256 under burst, "
+                          "but its \"bought\" in steps.json does not say 'slower'", str(e.exception))
+        # Level within 1% is no dip.
+        level = [dict(r, tflops="99.5") if (r["step"], r["method"]) == ("step3_c", "burst") else r
+                 for r in LADDER_ROWS]
+        payoff_tables.payoff_table(quiet, PAYOFF, LADDER_META, level, LINK)
+
+    def test_payoff_missing_step_or_shape_is_named(self):
+        for payoff, rows, want in (
+                (((512, 512, 512), "sustained"), LADDER_ROWS, "no row of step3_c at 512 x 512 x 512 under sustained"),
+                (PAYOFF, [r for r in LADDER_ROWS if r["step"] != "step2_b"], "no row of step2_b at 256 x 256 x 256")):
+            with self.assertRaises(payoff_tables.TableError) as e:
+                payoff_tables.payoff_table(ENTRIES, payoff, LADDER_META, rows, LINK)
+            self.assertIn(want, str(e.exception))
+            self.assertIn("set steps.json's payoff to a shape and method every ladder step ran", str(e.exception))
+
+    def test_group_table(self):
+        text = payoff_tables.group_table(ENTRIES, PAYOFF, LADDER_ROWS, "step1_a", "step3_c", LINK, "THE TABLE")
+        self.assertIn("Step 1, step 2 and step 3 in one table: what each computes", text)
+        self.assertIn("under the sustained timing method, as in THE TABLE)", text)
+        self.assertIn("| <step1_a|step 1> | one output tile, one K tile | nothing: the first step | c one | "
+                      "bought one | left one |", text)
+        self.assertIn("| <step3_c|step 3> | all of D | the kernel of <step2_b|step 2> (two) and its contracts | "
+                      "c three | slower in burst (88.9% of cuBLAS) | left three |", text)
+        one = payoff_tables.group_table(ENTRIES, PAYOFF, LADDER_ROWS, "step2_b", "step2_b", LINK, "")
+        self.assertEqual(one.count("\n| <"), 1)
+        self.assertIn("Step 2 in one table: what it computes", one)
+        for first, last, want in (("step3_c", "step1_a", "step3_c comes after step1_a"),
+                                  ("step1_a", "step9_x", "step9_x is not a step of steps.json")):
+            with self.assertRaises(payoff_tables.TableError) as e:
+                payoff_tables.group_table(ENTRIES, PAYOFF, LADDER_ROWS, first, last, LINK, "")
+            self.assertIn(want, str(e.exception))
+
+    def test_payoff_and_group_regions_on_a_page(self):
+        steps = registry.steps()
+        page = self.root / "docs" / "page.md"
+        page.write_text(f"<!-- payoff:begin -->\n<!-- payoff:end -->\n\n<!-- group:begin {steps[0]} {steps[2]} -->\n"
+                        "<!-- group:end -->\n")
+        rc, _, err = self.run_pages("--write")
+        self.assertEqual(rc, 0, err)
+        text = page.read_text()
+        self.assertEqual(text.count(f'| \\ref {steps[0]} "step 1" |'), 2)  # a row in each table, linked by \\ref
+        self.assertIn('as in \\ref main_payoff "the payoff table")', text)
+        for args, want in (("", "a group region is"), (" a b c", "a group region is"),
+                           (" step99_none", "step99_none is not a step of steps.json")):
+            page.write_text(f"<!-- group:begin{args} -->\n<!-- group:end -->\n")
+            rc, _, err = self.run_pages("--check")
+            self.assertEqual((rc, "docs/page.md:1: " in err, want in err), (2, True, True), err)
+
+    def test_registry_refuses_an_unknown_or_missing_field(self):
+        real = registry.registry()
+        bad = json.loads(json.dumps(real))
+        bad["steps"][0]["boughtt"] = bad["steps"][0].pop("bought")
+        with mock.patch.object(registry, "registry", return_value=bad):
+            problems = registry.check()
+        self.assertTrue(any(p.startswith(f"{bad['steps'][0]['name']}: no field bought; unknown field boughtt")
+                            for p in problems), problems)
+        bad = json.loads(json.dumps(real))
+        bad["payoff"]["method"] = "warm"
+        with mock.patch.object(registry, "registry", return_value=bad):
+            self.assertTrue(any("payoff must be" in p for p in registry.check()))
 
 
 if __name__ == "__main__":

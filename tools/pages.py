@@ -27,6 +27,10 @@ hold which regions is read from their markers. The kinds (PRODUCERS below):
     sweep shapes KERNEL      KERNEL (a step, or a variant such as step10_stream_k+split) at every shape of the
                              sweep against the step before it, from DIR/sweep.csv and DIR/sweep_runs/*.json
     sweep knobs              the candidates of step 10's split thresholds and the choice, from DIR/sk_knobs.csv
+    payoff                   every step's idea, what it bought and its speed at steps.json's payoff shape and
+                             timing method, from steps.json and DIR/ladder.csv (tools/payoff_tables.py)
+    group FIRST [LAST]       the steps FIRST to LAST (default FIRST alone): scope, what each reuses, its contract,
+                             what it bought at the payoff shape, what it leaves unsolved, from the same sources
 
 plus the chart DIR/ladder.svg, from DIR/ladder.csv. Pages of docs/ (Doxygen's) link with \\ref; the others
 (READMEs) with Markdown links relative to the page. DIR defaults to docs/results. Exit 2 on a malformed page
@@ -44,6 +48,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 # The Markdown structure every page tool reads the same way: region markers, fences, code spans, Doxygen blocks.
 from docs_numbers import (DOXY_BLOCK_RE, DOXY_BLOCKS, FENCE_RE, REGION_BEGIN_RE, REGION_END,  # noqa: E402
                           mask_code_spans)
+import payoff_tables  # noqa: E402  (the payoff and group tables)
 import plot_results  # noqa: E402  (the results, ladder and profile tables and the chart)
 import registry  # noqa: E402  (steps.json: the ladder of contracts)
 import sweep_tables  # noqa: E402  (the sweep's tables)
@@ -232,9 +237,37 @@ def sweep(src, region, page):
     raise PageError(f"a sweep region is {SWEEP_USAGE}, got arguments '{' '.join(region.args)}'")
 
 
+def step_link(page):
+    """link(name, text) to a step, the way this page links."""
+    return lambda name, text: registry.step_link(name, "doxygen" if page.doxygen else "markdown", page.to_root, text)
+
+
+def payoff(src, region, page):
+    no_args(region)
+    try:
+        return payoff_tables.payoff_table(registry.entries(), registry.payoff(), src.ladder[0], src.ladder[1],
+                                          step_link(page), plot_results.power_note(src.results_dir))
+    except payoff_tables.TableError as e:
+        raise PageError(str(e)) from None
+
+
+def group(src, region, page):
+    if len(region.args) not in (1, 2):
+        raise PageError(f"a group region is <!-- group:begin FIRST [LAST] -->, got arguments "
+                        f"'{' '.join(region.args)}'")
+    first, last = region.args[0], region.args[-1]
+    where = ('\\ref main_payoff "the payoff table"' if page.doxygen
+             else f"[the payoff table]({page.to_root}README.md#what-each-step-bought)")
+    try:
+        return payoff_tables.group_table(registry.entries(), registry.payoff(), src.ladder[1], first, last,
+                                         step_link(page), where)
+    except payoff_tables.TableError as e:
+        raise PageError(str(e)) from None
+
+
 # Region kind -> producer(sources, region, page) -> the region's lines, without the final newline.
 PRODUCERS = {"contracts": contracts, "facts": facts, "results": results, "ladder": ladder, "profile": profile,
-             "sweep": sweep}
+             "sweep": sweep, "payoff": payoff, "group": group}
 
 
 def chart(src):

@@ -108,11 +108,15 @@ def table(meta, rows, shapes, note=""):
                 cells += [f"{float(r['tflops']):.1f}", f"{pct:.1f}%{mark}"]
             lines.append(f"| {shape_name(s)} | {step} | {what} | " + " | ".join(cells) + " |")
     if over:
-        lines += ["", "&dagger; Above 100%: in this run cuBLAS was slower than this kernel at this shape, timed by "
-                  "the same method. The GPU sets its clocks from power and temperature, and they move during a "
-                  "run. " + note + " A lead of a few percent at one shape can be the clocks' as much as the "
-                  "kernels'."]
+        lines += ["", over_note(note)]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def over_note(note):
+    """The footnote of a table that marks a kernel above 100% of cuBLAS with &dagger;; note: power_note's."""
+    return ("&dagger; Above 100%: in this run cuBLAS was slower than this kernel at this shape, timed by the same "
+            "method. The GPU sets its clocks from power and temperature, and they move during a run. " + note +
+            " A lead of a few percent at one shape can be the clocks' as much as the kernels'.")
 
 
 def step_label(step):

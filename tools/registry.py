@@ -6,11 +6,26 @@ import json
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The fields of a step's entry (steps.json's "about" says what each means); a ladder step also has a colour.
+FIELDS = ["name", "namespace", "adds", "contract", "what", "label", "bought", "unsolved", "shape", "rule", "breaks",
+          "knobs", "tolerated_sm90", "depths", "ptx", "tmem_cols", "ladder"]
+OPTIONAL_FIELDS = ["color"]
+TIMING_METHODS = ["burst", "sustained"]  # hgemm_bench's, the column method of ladder.csv
+
+
+def registry():
+    return json.loads((ROOT / "steps.json").read_text())
 
 
 def entries():
     """Every step's entry, in the ladder's order."""
-    return json.loads((ROOT / "steps.json").read_text())["steps"]
+    return registry()["steps"]
+
+
+def payoff():
+    """The benchmark shape (m, n, k) and timing method that the payoff and group tables quote."""
+    p = registry().get("payoff", {})
+    return tuple(p.get("shape", ())), p.get("method")
 
 
 def steps():
@@ -35,6 +50,10 @@ def check():
     step's page without the ladder of contracts."""
     problems = []
     names = steps()
+    shape, method = payoff()
+    if len(shape) != 3 or not all(isinstance(x, int) and x > 0 for x in shape) or method not in TIMING_METHODS:
+        problems.append(f"payoff must be {{\"shape\": [M, N, K], \"method\": one of {', '.join(TIMING_METHODS)}}}, "
+                        f"got shape {list(shape)} and method {method}")
     folders = sorted(p.name for p in ROOT.glob("step*_*") if p.is_dir() and (p / "hgemm_sm90.cuh").exists())
     for f in folders:
         if f not in names:
@@ -46,6 +65,13 @@ def check():
             problems.append(f"{e['name']}: entry {i + 1} must be step{i + 1}_..., namespace step{i + 1}")
         if len(set(e["depths"])) != len(e["depths"]):
             problems.append(f"{e['name']}: repeated ring depths {e['depths']}")
+        missing = [f for f in FIELDS if f not in e]
+        unknown = [f for f in e if f not in FIELDS + OPTIONAL_FIELDS]
+        if missing or unknown:
+            problems.append(f"{e['name']}: " + "; ".join(
+                ([f"no field {', '.join(missing)}"] if missing else []) +
+                ([f"unknown field {', '.join(unknown)} (known: {', '.join(FIELDS + OPTIONAL_FIELDS)}; a new one "
+                  "goes into registry.FIELDS and steps.json's about)"] if unknown else [])))
         if e["ladder"] and "color" not in e:
             problems.append(f"{e['name']}: a ladder step needs a chart colour")
         problems += own_texts(e["name"])
@@ -84,15 +110,20 @@ def own_texts(name):
     return problems
 
 
+def step_link(name, style, to_root="", text=None):
+    """A link to a step: in the "doxygen" style to its page, in the "markdown" style to its folder's README,
+    relative to the page (to_root: "../" from a step's folder); its text is the step's name unless given."""
+    text = text or name
+    return f"[{text}]({to_root}{name}/README.md)" if style == "markdown" else f'\\ref {name} "{text}"'
+
+
 def contracts_table(style, to_root=""):
-    """The ladder of contracts (each entry's adds and contract) as a Markdown table: in the "doxygen" style a step
-    links to its page, in the "markdown" style to its folder's README, relative to the page (to_root: "../" from
-    a step's folder)."""
+    """The ladder of contracts (each entry's adds and contract) as a Markdown table, each step linked (step_link)."""
     lines = ["| step | what it adds | the contract it adds |", "|---|---|---|"]
     for i, e in enumerate(entries()):
-        name = e["name"]
-        link = f"[{name}]({to_root}{name}/README.md)" if style == "markdown" else f'{i + 1}. \\ref {name} "{name}"'
-        lines.append(f"| {link} | {e['adds']} | {e['contract']} |")
+        link = step_link(e["name"], style, to_root)
+        number = "" if style == "markdown" else f"{i + 1}. "
+        lines.append(f"| {number}{link} | {e['adds']} | {e['contract']} |")
     return "\n".join(lines)
 
 
