@@ -20,7 +20,7 @@ from docs_numbers import (CODE_SPAN_RE, DOXY_BLOCK_RE, DOXY_BLOCKS, DOXY_LINE_RE
                           REGION_BEGIN_RE, REGION_END)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BUDGET = 2500  # words of prose per step page
+BUDGET = 2000  # words of prose per step page
 
 # Doxygen lines that structure the site rather than say anything (beyond the code lines docs_numbers skips).
 STRUCTURE_LINE_RE = re.compile(r"^\s*[\\@](?:if|endif|else|subpage|page|section|subsection)\b")
