@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_docs_numbers import Fixture  # noqa: E402  (found through the path set just above)
+from test_docs_numbers import Fixture, PageChecks  # noqa: E402  (found through the path set just above)
 import docs_numbers  # noqa: E402  (tools/, on the path since the line above)
 
 CSV = """\
@@ -51,7 +51,7 @@ DIFF = """\
 BLACKWELL_LINES = r"step_b/from_previous.diff re='sm_100a.*\n# (\d+) lines changed'"
 
 
-class DocsClaimsTest(unittest.TestCase):
+class DocsClaimsTest(PageChecks, unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.fx = Fixture(pathlib.Path(self.tmp.name) / "repo")  # a file beside it is outside the repository
@@ -62,21 +62,8 @@ class DocsClaimsTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def check(self, text):
-        """(exit code, stdout) of --check on one page holding text."""
-        return self.fx.run("--check", str(self.fx.page(text)))
-
     def assertPasses(self, text, claims):
-        rc, out = self.check(text)
-        self.assertEqual(rc, 0, out)
-        self.assertIn("1 files, 0 ties, %d claims, 0 problems" % claims, out)
-
-    def assertFails(self, text, *messages):
-        rc, out = self.check(text)
-        self.assertEqual(rc, 1, out)
-        for message in messages:
-            self.assertIn(message, out)
-        return out
+        self.assertChecksOut(text, "1 files, 0 ties, %d claims, 0 problems" % claims)
 
     # --- Comparisons and the timing method ------------------------------------------------------------------
     def test_planted_false_claim_fails_naming_the_claim_and_the_rows(self):

@@ -58,24 +58,18 @@ class Fixture:
         return rc, out.getvalue()
 
 
-class DocsNumbersTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.fx = Fixture(self.tmp.name)
-
-    def tearDown(self):
-        self.tmp.cleanup()
+class PageChecks:
+    """--check on one page of the fixture self.fx, and what a test asserts of it (shared with the claims' tests)."""
 
     def check(self, text):
         """(exit code, stdout) of --check on one page holding text."""
         return self.fx.run("--check", str(self.fx.page(text)))
 
-    def assertPasses(self, text, ties=None):
+    def assertChecksOut(self, text, summary):
+        """--check passes, and its summary line holds `summary`."""
         rc, out = self.check(text)
         self.assertEqual(rc, 0, out)
-        self.assertIn("0 problems", out)
-        if ties is not None:
-            self.assertIn("1 files, %d ties, 0 claims, 0 problems" % ties, out)
+        self.assertIn(summary, out)
 
     def assertFails(self, text, *messages):
         rc, out = self.check(text)
@@ -83,6 +77,18 @@ class DocsNumbersTest(unittest.TestCase):
         for message in messages:
             self.assertIn(message, out)
         return out
+
+
+class DocsNumbersTest(PageChecks, unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.fx = Fixture(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assertPasses(self, text, ties=None):
+        self.assertChecksOut(text, "0 problems" if ties is None else "1 files, %d ties, 0 claims, 0 problems" % ties)
 
     # --- Ties -----------------------------------------------------------------------------------------------
     def test_correct_tie_passes(self):

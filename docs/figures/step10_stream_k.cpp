@@ -175,12 +175,17 @@ bool draw_step10_workers(Svg& svg) {
                       str(p.sk_iters / p.sk_workers) + " each; then tiles " + str(p.sk_tiles) + "-" +
                       str(kTiles - 1) + " whole, round-robin",
            13, "start", kBold);
+  // One labelled row per worker, from `top` down; returns the last row's bottom edge.
+  auto draw_rows = [&](const hg::StreamKPlan& plan, const std::vector<std::vector<Placed>>& units, double top) {
+    for (int w = 0; w < kWorkers; ++w) {
+      const double yr = top + w * (h + gap);
+      svg.text(a.x0 - 10, yr + h / 2 + 4, "worker " + str(w), 11, "end");
+      draw_row(svg, a, plan, units[size_t(w)], yr, h);
+    }
+    return top + kWorkers * (h + gap) - gap;
+  };
   const double top = y + 26;
-  for (int w = 0; w < kWorkers; ++w) {
-    const double yr = top + w * (h + gap);
-    svg.text(a.x0 - 10, yr + h / 2 + 4, "worker " + str(w), 11, "end");
-    draw_row(svg, a, p, rows[size_t(w)], yr, h);
-  }
+  const double bottom = draw_rows(p, rows, top);
   // Each part goes to its tile's owner, which adds it after its own K range.
   for (int w = 0; w < kWorkers; ++w)
     for (const Placed& pl : rows[size_t(w)])
@@ -191,7 +196,6 @@ bool draw_step10_workers(Svg& svg) {
             arrow(svg, a.x(pl.start + pl.len()) - 4, top + w * (h + gap) + 3, a.x(op.start + op.len()) - 3,
                   top + o * (h + gap) + h - 2, kFixup);
       }
-  const double bottom = top + kWorkers * (h + gap) - gap;
   marker(svg, a, p.max_iters(), top - 16, bottom + 4, "max_iters() = " + str(p.max_iters()), kFixup, "end");
   marker(svg, a, whole.whole_iters(), top - 16, bottom + 4, "whole_iters() = " + str(whole.whole_iters()), kRed,
          "end");
@@ -203,12 +207,7 @@ bool draw_step10_workers(Svg& svg) {
                       str(kTiles) + " / " + str(kWorkers) + ") = " + str(whole.whole_iters() / kKTiles) + " tiles",
            13, "start", kBold);
   const double top9 = y + 26;
-  for (int w = 0; w < kWorkers; ++w) {
-    const double yr = top9 + w * (h + gap);
-    svg.text(a.x0 - 10, yr + h / 2 + 4, "worker " + str(w), 11, "end");
-    draw_row(svg, a, whole, rows9[size_t(w)], yr, h);
-  }
-  const double bottom9 = top9 + kWorkers * (h + gap) - gap;
+  const double bottom9 = draw_rows(whole, rows9, top9);
   marker(svg, a, whole.whole_iters(), top9 - 16, bottom9 + 4, "whole_iters() = " + str(whole.whole_iters()), kRed,
          "end");
   k_axis(svg, a, total, kKTiles, bottom9 + 6);
