@@ -99,11 +99,21 @@ constexpr bool has_break(KernelArch arch, Break brk) {
   return true;
 }
 
+/// The pair tile a run asks for (--tile MxN, the steps whose steps.json entry has the knob "tile"): its rows and
+/// columns; 0 x 0 (--tile auto) lets the step's host code choose from the problem (step 11).
+struct TileRequest {
+  int m = 0, n = 0;
+};
+
 /// Which instance of a step's kernel to build, and the run-time knobs of the steps that have them.
 struct Variant {
   Break brk = Break::kNone;  ///< the real kernel, or one with a contract switched off
   int pipe_depth = 2;        ///< stages of the shared-memory ring (--pipe-depth); kernels without a ring ignore it
   StreamKKnobs stream_k;     ///< the split of step 10's last round (--sk-*); its steps.json entry says "knobs"
+  TileRequest tile;          ///< the tile (--tile); the steps with the knob "tile"
+  /// Where a step's host code writes what it chose for this problem (step 11: "tile=256x192 tile_choice=auto"),
+  /// which the result line prints; null: nobody asks.
+  std::string* chosen = nullptr;
 };
 
 /// Enqueues one launch of a prepared kernel on a stream. Preparing (shared-memory size, grid, tensor maps)

@@ -1,0 +1,68 @@
+// common/kernel/tile_choice.hpp: step 11's heuristic, which pair tile to run a problem with, and whether to split
+// its last round as step 10 does. Plain constexpr arithmetic on the host (and in the CPU tests, and in the figure's
+// generator, tools/step_facts.cu): nothing here touches a GPU.
+//
+// The short last round has three answers. Step 10 splits it by K. This step first fits the tile: a smaller tile
+// makes more tiles, so the last round can come out fuller, but each K tile of a smaller tile moves more bytes per
+// MMA and runs slower. The heuristic weighs the two: for every tile the kernel offers, the stream-K plan of that
+// tiling (step 10's, with the same knobs), then the time of its longest worker, in K tiles, times the work of one K
+// tile of that tile, divided by the tile's measured rate. The smallest predicted time wins; a tie goes to the
+// larger tile (listed first), which moves fewer bytes.
+#pragma once
+
+#include <cstdint>
+
+#include "common/kernel/gemm.hpp"  // ceil_div
+#include "common/kernel/hd.hpp"
+#include "common/kernel/stream_k.hpp"
+
+namespace hg {
+
+/// One tile a kernel offers: the pair's tile (both CTAs of the cluster), and how fast a worker runs one K tile of it
+/// relative to the kernel's largest tile, in thousandths (the rates are measured: docs/lab_step11_fitted_tile.md).
+struct TileOption {
+  int m, n;
+  int rate_permille;
+};
+
+/// What the heuristic predicts for one tile.
+struct TileForecast {
+  int tiles = 0;            ///< pair tiles of the problem, rows and columns rounded up
+  int k_tiles = 0;          ///< K tiles of 64, rounded up
+  StreamKPlan plan;         ///< step 10's plan for those tiles (plan.sk_tiles == 0: no split)
+  int longest = 0;          ///< the longest worker's cost in K tiles (its iterations plus the parts it moves)
+  int rounds = 0;           ///< rounds of whole tiles without a split: ceil(tiles / workers)
+  int idle_permille = 0;    ///< the workers' idle share while the longest one runs, in thousandths
+  int64_t predicted = 0;    ///< longest * m * n * 1000 / rate_permille: the time, in units common to the options
+};
+
+/// The forecast of tile `t` for an M x N x K problem (any sizes >= 1) on `workers` pairs with the split's `knobs`.
+HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, int K, int workers,
+                                           const StreamKKnobs& knobs) {
+  TileForecast f;
+  f.tiles = ceil_div(M, t.m) * ceil_div(N, t.n);
+  f.k_tiles = ceil_div(K, 64);
+  f.plan = plan_stream_k(f.tiles, f.k_tiles, workers, knobs);
+  f.longest = f.plan.max_cost(knobs.part_cost);
+  f.rounds = ceil_div(f.tiles, workers);
+  const int64_t busy = int64_t(f.tiles) * f.k_tiles;         // K tiles of work, over all workers
+  const int64_t span = int64_t(workers) * f.longest;         // what the workers could do while the longest runs
+  f.idle_permille = span > 0 ? int(1000 - busy * 1000 / span) : 0;
+  f.predicted = int64_t(f.longest) * t.m * t.n * 1000 / t.rate_permille;
+  return f;
+}
+
+/// The index in `options` (count of them, largest tile first) of the tile with the smallest predicted time; the
+/// first of equals.
+HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int N, int K, int workers,
+                                const StreamKKnobs& knobs) {
+  int best = 0;
+  int64_t best_time = forecast_tile(options[0], M, N, K, workers, knobs).predicted;
+  for (int i = 1; i < count; ++i) {
+    const int64_t t = forecast_tile(options[i], M, N, K, workers, knobs).predicted;
+    if (t < best_time) best = i, best_time = t;
+  }
+  return best;
+}
+
+}  // namespace hg
