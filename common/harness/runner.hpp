@@ -25,6 +25,7 @@ struct StepSpec {
   std::vector<Break> tolerated_sm90 = {};  ///< the switches an H200 runs correctly in this step (--break list says why)
   bool break_variants = true;  ///< whether the broken instances were compiled (CMake option HG_BREAK_VARIANTS)
   bool stream_k_knobs = false;  ///< whether its kernels take the split's knobs (--sk-*; steps.json "knobs")
+  bool tile_knob = false;       ///< whether its host code takes a tile (--tile; steps.json "knobs": "tile")
 };
 
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,

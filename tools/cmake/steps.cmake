@@ -131,16 +131,24 @@ macro(hg_add_step i)
     list(JOIN arch_breaks ", " arch_breaks_${arch})
   endforeach()
 
-  # The run-time knobs the entry declares reach prepare_variant as its second argument (only stream_k so far).
+  # The run-time knobs the entry declares reach prepare_variant after the problem, in this order: stream_k (the
+  # split's knobs), then tile (the requested tile and where the step writes what it chose).
   set(variant_args "g")
   set(stream_k_knobs false)
+  set(tile_knob false)
   foreach(knob IN LISTS knobs)
-    if(NOT knob STREQUAL "stream_k")
-      message(FATAL_ERROR "steps.json: ${step}'s knobs name '${knob}'; the one knob set there is: stream_k")
+    if(NOT knob MATCHES "^(stream_k|tile)$")
+      message(FATAL_ERROR "steps.json: ${step}'s knobs name '${knob}'; the knobs are: stream_k, tile")
     endif()
-    set(variant_args "g, v.stream_k")
-    set(stream_k_knobs true)
   endforeach()
+  if("stream_k" IN_LIST knobs)
+    string(APPEND variant_args ", v.stream_k")
+    set(stream_k_knobs true)
+  endif()
+  if("tile" IN_LIST knobs)
+    string(APPEND variant_args ", v.tile, v.chosen")
+    set(tile_knob true)
+  endif()
 
   # --- The generated sources ---
   set(gen ${CMAKE_BINARY_DIR}/steps/${step})

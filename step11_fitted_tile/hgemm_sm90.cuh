@@ -1,0 +1,434 @@
+// ======================================================================================================
+// Step 10 - the last round split by K (stream-K), Hopper (sm_90a)             step10_stream_k/hgemm_sm90.cuh
+//
+// The series: the ladder in README.md, one contract per step; the step before this one is
+//             step9_multi_consumer, and from_previous.diff shows what this one changes.
+//             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
+//             original" in comments); docs/conventions.md has the conventions of the code.
+//             The lesson of this step is told once, in docs/step10_stream_k.md.
+//
+// This kernel does, in order:
+//   1. CTAs run in clusters of two along M, each CTA's tile 128 x 256: the pair computes 256 x 256 outputs,
+//      and the two tiles read the same 256 rows of B. Thread 0 of each CTA initialises its barriers, and a
+//      cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
+//      (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET (the order in which the pairs start): first
+//      its even share of the (tile, K tile) iterations of the stream-K tiles, cut at tile boundaries into units
+//      of K tiles [k0, k1) of one tile, then whole tiles round-robin as in step 9;
+//   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (128 rows),
+//      multicast into both CTAs: a stage is 48 KiB, 16 KiB of which the peer sends;
+//   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all 256 columns
+//      with wgmma m64n256k16, so both read the stage's B tile and each its half of A. A stage is free once
+//      both consumers of both CTAs have read it (4 arrivals);
+//   4. a unit that starts after K tile 0 is a PART of a split tile: each consumer stores its fp32
+//      accumulator to this worker's workspace slot and publishes it with a release store to its flag; the
+//      unit that starts at K tile 0 (the tile's OWNER) waits for the flags of the workers holding the rest,
+//      acquire, and adds their parts in K order, so the sum is the same bits in every run;
+//   5. each consumer converts its finished 64 x 256 accumulator to fp16 in registers and writes it back in
+//      four 64-column chunks through two staging boxes, chunk c while the next unit's K tile c is in the
+//      tensor core, so the epilogue stays hidden behind MMAs as in step 7; a cluster barrier before exit
+//      (step 8's rule).
+// When the plan takes no split, the host launches this kernel compiled without item 4 and the ticket (SPLIT =
+// false): step 9's kernel, walking whole tiles.
+//
+// Build and run (from the repository root):
+//   cmake --preset default && cmake --build build --target step10_stream_k
+//   ./build/step10_stream_k --m 5120 --n 5120 --k 2048 --bench   # compute capability 9.0 runs this
+//   ./build/step10_stream_k --break no-part-wait --init int --m 256 --n 256 --k 4096  # owner reads early: fails
+// ======================================================================================================
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+
+#include "common/kernel/check.cuh"
+#include "common/kernel/cluster.hpp"
+#include "common/kernel/descriptors.hpp"
+#include "common/kernel/gemm.hpp"
+#include "common/kernel/ptx.cuh"
+#include "common/kernel/scheduler.hpp"
+#include "common/kernel/stream_k.hpp"
+#include "common/kernel/stream_k_host.hpp"
+#include "common/kernel/tma.hpp"
+#include "common/kernel/watchdog.cuh"
+
+namespace step11::sm90 {
+
+namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
+
+constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA tile: 128 x 256 outputs, 64 of K per load
+constexpr int kGroupRows = 8;                        // L2 groups of 8 pair rows: 16 tile rows
+constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n256k16: 64 rows, 16 of K per instruction
+constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 128
+constexpr int kConsumers = 2;                        // consumer c computes rows 64c..64c+63 of every tile
+constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
+constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
+// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
+// accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
+// 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+// CTA barrier ids (bar.sync; id 0 is __syncthreads'): consumer c syncs its 128 threads around its staging
+// boxes on kEpilogueBar + c. No turn barriers: both consumers use the tensor core at once.
+constexpr uint32_t kEpilogueBar = 1;
+// A stage is free once every consumer that read it has done so, in BOTH CTAs: thread 0 of each consumer
+// warpgroup of each CTA, 2 x 2.
+__device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
+__device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
+constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
+
+constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
+constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 32 KiB
+constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: 64 fp16 columns
+constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
+constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
+// Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
+// a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
+// bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
+// Who signals whom (each CTA's producer multicasts half of B into both CTAs):
+//   producers of both CTAs -> full_bar[s] -> both consumers -> empty_bar[s] of both CTAs -> producers of both CTAs
+template <int PIPE_DEPTH>
+struct Smem {
+  uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> consumer: stage s has landed
+  uint64_t empty_bar[PIPE_DEPTH];               // consumers of both CTAs -> TMA: stage s has been read
+  uint32_t worker;                              // the pair's worker index: its arrival ticket (SPLIT only)
+  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];               // A tiles [stage][128 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];               // B tiles [stage][256 rows][64 K] fp16
+  alignas(1024) uint8_t D[kConsumers][kDBoxes][kDBoxBytes];       // D boxes [c][box][64 rows][64 cols] fp16
+};
+template <int PIPE_DEPTH>
+constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+// The workspace (global memory): one slot per worker, a part of one split tile, fp32 in the consumers' register
+// order: slot [worker][rank][consumer][q = 0..31][thread 0..127] of float4, acc[4q..4q+3] of that thread, so a
+// warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its first unit:
+// common/kernel/stream_k.hpp says why), so its slot is never reused within a launch.
+constexpr int kAccQuads = kAccFloats / 4;                                 // float4 per consumer thread
+constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  // per worker: 2 CTAs: 256 KiB
+// One flag per (worker, rank, consumer): the consumer that wrote the part signals it, and only the same consumer
+// of the owner's CTA of the same rank reads it.
+constexpr int kFlagsPerWorker = 2 * kConsumers;
+
+// The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
+__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
+__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 32768: this CTA's loads only
+
+// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). Each stage costs
+// 48 KiB; with the 32 KiB of staging boxes, 4 stages fill the 227 KiB a CTA may use.
+// BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
+// plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: kSlotQuads float4
+// per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of this launch is published when
+// its flag holds `epoch`, a number the host never gives two launches on the same flags, so no launch has to clear
+// them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
+// SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
+// (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
+                 float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t smem_raw[];
+  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
+
+  const int warp_id = threadIdx.x / 32;
+  const int lane_id = threadIdx.x % 32;
+  const int tid = threadIdx.x;
+  const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
+  const uint32_t peer = rank ^ 1;
+  const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs
+  // [tile]
+  // The work is PAIR tiles of 256 x 256, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
+  // worker walks its units: its stream-K share, then whole tiles. CTA `rank` computes
+  // D[tile_m0..+127][tile_n0..+255] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half. M and
+  // N need only be multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows)
+  // and outputs there are never written (TMA clips the store).
+  const int m_tiles = M / BLK_M, k_tiles = K / BLK_K;
+  const int n_tiles = hg::ceil_div(N, BLK_N);  // rounded up
+  // The pair rows, hg::ceil_div(m_tiles, 2), are counted in each role: held from here across setmaxnreg, the
+  // count was spilled to local memory (ptxas).
+  int tile_m0 = 0, tile_n0 = 0;
+  // [tile]
+
+  // [setup]
+  // --- Barrier init (thread 0): one job per barrier ---------------------------------------------------------
+  if (tid == 0) {
+    for (int s = 0; s < PIPE_DEPTH; ++s) {
+      ptx::mbarrier_init(&smem.full_bar[s], 1);  // the producer's arrive.expect_tx plus the bytes
+      // Both consumers, in this CTA and the peer (the break keeps step 8's count of one consumer per CTA).
+      ptx::mbarrier_init(&smem.empty_bar[s], BREAK == hg::Break::kShortEmptyCount ? 2 : kEmptyArrivals);
+    }
+  }
+  // [ticket]
+  // The worker index is the pair's arrival ticket, not its place in the grid. An owner waits only for workers with
+  // higher indices, so these started after it: none is queued behind a waiting owner, and any residency of two
+  // pairs or more is free of deadlock (common/kernel/stream_k.hpp). Rank 0 takes it for the pair; atomicInc wraps
+  // to 0 after the last pair. (A contract switch may run this instance on a plan without a split, and no counter:
+  // the grid index will do.)
+  if (SPLIT && rank == 0 && tid == 0)
+    smem.worker = arrivals ? atomicInc(arrivals, uint32_t(plan.workers - 1)) : uint32_t(cluster_id);
+  // [ticket]
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // make the barrier init visible
+  ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA too: it multicasts into our stages
+  ptx::barrier_cluster_wait(ptx::sem_acquire);    // (and rank 0's ticket is published)
+  if constexpr (SPLIT) {
+    if (rank == 1 && tid == 0) smem.worker = ptx::ld_shared_cluster(&smem.worker, 0);  // rank 0's ticket
+    __syncthreads();  // rank 1's copy is in place before any role reads it
+  }
+  // Each role reads smem.worker, a word of its own CTA, after its setmaxnreg (read from the peer or before, the
+  // index was held in a register through the loops, and the consumers spilled: ptxas). No split, no waits: the
+  // grid index will do. Without a split the plan has no stream-K region: saying so at compile time
+  // leaves step 9's walk.
+  const hg::StreamKPlan walk_plan = SPLIT ? plan : hg::StreamKPlan{plan.tiles, plan.k_tiles, plan.workers};
+  // [setup]
+
+  // [roles]
+  if (wg_id == kConsumers) {
+    // === Producer warpgroup ==================================================================================
+    ptx::setmaxnreg_dec<kProducerRegs>();  // hand registers to the consumers (the whole warpgroup executes it)
+    if (warp_id == kProducerWarp && ptx::elect_sync()) {
+      const int worker = SPLIT ? int(smem.worker) : cluster_id;
+      // Ring position: K tiles this CTA has loaded so far, over all its tiles. Stage and phase follow from it.
+      uint32_t ring_pos = 0;
+      for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // both CTAs walk the same units
+        const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
+        const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
+        tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+        tile_n0 = tile.n * BLK_N;
+        for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
+          const int stage = ring_pos % PIPE_DEPTH;
+          const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
+          // [produce]
+          // Every consumer that read this stage one trip ago, here AND in the peer, must have released it.
+          // A fresh barrier counts the phase before its first (parity 1) as complete.
+          if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
+          const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
+                                    a_coords, &smem.full_bar[stage]);
+          // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
+          // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                                    smem.B[stage] + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
+                                    &smem.full_bar[stage], kPairMask);
+          // Arrive once and announce the bytes: the phase completes when the arrival AND 49152 bytes are in,
+          // 16384 of them sent by the peer.
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
+                                         BREAK == hg::Break::kOneHalfBytes ? kOwnBytes : kTmaBytes);
+          // [produce]
+        }
+      }
+    }
+  } else {
+    // === Consumer warpgroups 0 and 1 =========================================================================
+    ptx::setmaxnreg_inc<kConsumerRegs>();  // room for the accumulator (waits for the producer's registers)
+    const int worker = SPLIT ? int(smem.worker) : cluster_id;
+    const int consumer = wg_id;
+    const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
+    auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
+    // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
+    // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
+    uint32_t ring_pos = 0;
+    float acc[kAccFloats];
+    // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
+    // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
+    __half2 pending[kAccFloats / 2];
+    int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
+    const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
+    const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
+    // Release a stage in both CTAs: the peer's producer multicasts its half of B into our copy too.
+    auto release = [&](uint64_t* bar) {
+      ptx::mbarrier_arrive(bar);               // ours
+      ptx::mbarrier_arrive_remote(bar, peer);  // the same barrier in the peer CTA
+    };
+    // This consumer's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
+    auto part_of = [&](int w) {
+      return workspace + size_t(w) * kSlotQuads +
+             (int(rank) * kConsumers + consumer) * (kAccQuads * hg::kWarpgroupThreads);
+    };
+    auto flag_of = [&](int w) { return uint32_t(w * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
+    // [epilogue]
+    // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store) -> GMEM -----------------
+    // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
+    // +8 (in pending[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
+    const int row = (warp_id % 4) * 16 + lane_id / 4;
+    auto write_chunk = [&](int chunk) {
+      uint8_t* box = Ds[chunk % kDBoxes];
+      // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
+      // the other box's, in flight.
+      if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody writes the box before that
+#pragma unroll
+      for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
+        const int j = chunk * (kDBoxCols / 8) + jj;
+        const int col = jj * 8 + (lane_id % 4) * 2;  // column inside the box
+        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row, col)) = pending[2 * j];
+        *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = pending[2 * j + 1];
+      }
+      ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
+      ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
+      if (wg_tid == 0) {
+        const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // columns first
+        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
+        ptx::cp_async_bulk_commit_group();  // one group per box
+      }
+    };
+    // [epilogue]
+
+    for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // the producer's units, in order
+      const hg::WorkUnit unit = walk.current();
+      const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
+      tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+      tile_n0 = tile.n * BLK_N;
+
+      // [kloop]
+      // --- K-loop over the unit's K tiles: wait "full", issue 4 wgmma, release the stage the previous group read
+      // (i counts the unit's K tiles from 0; which K tiles they are matters to the producer only).
+      const int unit_k_tiles = unit.k1 - unit.k0;
+      for (int i = 0; i < unit_k_tiles; ++i, ++ring_pos) {
+        const int stage = ring_pos % PIPE_DEPTH;
+        const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
+        ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
+        ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
+        // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
+        const uint64_t a_rows =
+            a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
+        const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
+#pragma unroll
+        for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+          // The unit's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
+          ptx::wgmma_m64n256k16_f16(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_stage, k),
+                                   i > 0 || k > 0);
+        }
+        ptx::wgmma_commit_group();  // close the 4 wgmma above into one group
+        // Keep this group in flight and wait for the previous one, whose stage can then go back.
+        ptx::wgmma_wait_group<1>();
+        // One thread per warpgroup, as in step 8: the wgmma are warpgroup-wide operations.
+        if (i > 0 && wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);
+        // While this K tile's wgmma run, write chunk i of the previous tile (the tensor core stays busy).
+        // (Unrolled so that `pending` is indexed by constants and stays in registers.)
+#pragma unroll
+        for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+          if (c == i && pending_m >= 0) write_chunk(c);
+      }
+      // A unit shorter than 4 K tiles leaves chunks of the previous tile: write them now.
+#pragma unroll
+      for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+        if (c >= unit_k_tiles && pending_m >= 0) write_chunk(c);
+      ptx::wgmma_wait_group<0>();  // the accumulator is complete
+      if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
+      // [kloop]
+
+      // [fixup]
+      if constexpr (SPLIT) {  // a plan without a split has no parts
+        if (unit.k0 > 0) {
+          // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
+          float4* part = part_of(worker);
+#pragma unroll
+          for (int q = 0; q < kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
+            __stcg(&part[q * hg::kWarpgroupThreads + wg_tid],
+                   make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+          ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // all stores precede the release
+          // Release at GPU scope: the stores above, ours and (cumulatively, through the barrier) the warpgroup's,
+          // are visible to whoever acquires this flag. The epoch marks this launch's part.
+          if (wg_tid == 0) ptx::st_release_gpu(&flags[flag_of(worker)], epoch);
+          continue;  // the owner writes the tile
+        }
+        if (unit.k1 < k_tiles) {
+          // --- The owner of a split tile: add the parts of the workers after it, in K order -------------------
+          for (int w = worker + 1; w <= plan.last_holder(unit.tile); ++w) {
+            // One thread acquires the flag (and spins), then the warpgroup's barrier passes the acquire on.
+            if (wg_tid == 0 && BREAK != hg::Break::kNoPartWait) ptx::wait_flag(flags, flag_of(w), epoch);
+            ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody reads before the flag
+            const float4* part = part_of(w);
+#pragma unroll
+            for (int q = 0; q < kAccQuads; ++q) {
+              const float4 p = __ldcg(&part[q * hg::kWarpgroupThreads + wg_tid]);  // L2: written by another SM
+              acc[4 * q] += p.x, acc[4 * q + 1] += p.y, acc[4 * q + 2] += p.z, acc[4 * q + 3] += p.w;
+            }
+          }
+        }
+      }
+      // [fixup]
+
+      // [convert]
+      // Convert to fp16 now, so that the next unit's wgmma may overwrite acc while `pending` is written.
+#pragma unroll
+      for (int j = 0; j < kAccFloats / 2; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
+      pending_m = tile_m0;
+      pending_n = tile_n0;
+      // [convert]
+    }
+    // [last_tile]
+    // The CTA's last tile has no next K-loop to hide behind.
+#pragma unroll
+    for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+      if (pending_m >= 0) write_chunk(c);
+    if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
+    // [last_tile]
+  }
+  // [roles]
+  // [exit]
+  // Step 8's exit rule: no CTA leaves while its peer may still multicast into its shared memory or arrive on its
+  // barriers. Every thread of both CTAs arrives here once its role is done.
+  if constexpr (BREAK != hg::Break::kNoExitClusterSync) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
+  // [exit]
+#endif
+}
+
+/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
+/// the tensor maps (A in 128-row boxes, B in 128-row boxes, half a 256-row tile per CTA, D in 64 x 64 boxes, one
+/// consumer's chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and, when it splits, the
+/// workspace, flags and arrival counter (common/kernel/stream_k_host.hpp); when it does not, the instance without
+/// the fixup. Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
+  using S = Smem<PIPE_DEPTH>;
+  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+  static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static constexpr hg::BarrierName kBarriers[] = {
+      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
+  hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);  // half a B tile per CTA
+  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
+  // The grid never exceeds the pairs that fit at once (the arrival ticket needs only two, but fewer would leave
+  // SMs idle). Both instances use the same shared memory and threads, so they fit alike.
+  auto kernel = hgemm_kernel<PIPE_DEPTH, BREAK, true>;
+  HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  const int pairs = hg::max_resident_pairs(kernel, kThreads, kSmemBytes<PIPE_DEPTH>);
+  const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
+  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs);
+  // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
+  // the split instance, which walks a plan without a split just as well).
+  if constexpr (BREAK == hg::Break::kNone) {
+    if (plan.sk_tiles == 0) {
+      kernel = hgemm_kernel<PIPE_DEPTH, BREAK, false>;
+      HG_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+    }
+  }
+  // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
+  // (only they write parts). The break's owner reads the parts without their flags: a workspace filled with NaN
+  // before each launch shows every part read before it was written.
+  std::shared_ptr<hg::StreamKBuffers> buffers;
+  if (plan.sk_tiles > 0)
+    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * kSlotQuads * sizeof(float4),
+                                                   size_t(plan.sk_workers) * kFlagsPerWorker,
+                                                   BREAK == hg::Break::kNoPartWait);
+  return [=](cudaStream_t stream) {
+    const uint32_t epoch = buffers ? buffers->next_epoch(stream) : 0;  // no split: no parts to publish
+    float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
+    uint32_t* flags = buffers ? buffers->flags() : nullptr;
+    uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
+    hg::launch_pairs(kernel, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k,
+                     plan, workspace, flags, epoch, arrivals);
+  };
+}
+
+}  // namespace step11::sm90
