@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "common/kernel/gemm.hpp"  // ceil_div
 #include "common/kernel/hd.hpp"
@@ -63,6 +65,29 @@ HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int
     if (t < best_time) best = i, best_time = t;
   }
   return best;
+}
+
+/// The host's choice for one launch: `request` (--tile MxN) if the menu has it, else (--tile auto, 0 x 0)
+/// choose_tile's; writes "tile=MxN tile_choice=auto|forced" to *chosen when it is not null (the result line prints
+/// it). Throws std::invalid_argument naming the menu for a tile the kernel does not offer.
+inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int workers, const StreamKKnobs& knobs,
+                     const TileRequest& request, std::string* chosen, const char* kernel) {
+  const auto text = [](const TileOption& t) { return std::to_string(t.m) + "x" + std::to_string(t.n); };
+  int pick = -1;
+  if (request.m == 0 && request.n == 0) {
+    pick = choose_tile(menu, count, g.m, g.n, g.k, workers, knobs);
+  } else {
+    for (int i = 0; i < count; ++i)
+      if (menu[i].m == request.m && menu[i].n == request.n) pick = i;
+    if (pick < 0) {
+      std::string offered;
+      for (int i = 0; i < count; ++i) offered += (i ? ", " : "") + text(menu[i]);
+      throw std::invalid_argument("--tile " + std::to_string(request.m) + "x" + std::to_string(request.n) +
+                                  " is not on the " + kernel + " kernel's menu: give one of " + offered + " or auto");
+    }
+  }
+  if (chosen) *chosen = "tile=" + text(menu[pick]) + " tile_choice=" + (request.m ? "forced" : "auto");
+  return pick;
 }
 
 }  // namespace hg
