@@ -1,39 +1,38 @@
 // ======================================================================================================
-// Step 10 - the last round split by K (stream-K), Hopper (sm_90a)             step10_stream_k/hgemm_sm90.cuh
+// Step 11 - the tile fitted to the problem, Hopper (sm_90a)             step11_fitted_tile/hgemm_sm90.cuh
 //
 // The series: the ladder in README.md, one contract per step; the step before this one is
-//             step9_multi_consumer, and from_previous.diff shows what this one changes.
+//             step10_stream_k, and from_previous.diff shows what this one changes.
 //             The ladder follows the TIRx GEMM tutorial of the book "Modern GPU Programming for MLSys" ("the
 //             original" in comments); docs/conventions.md has the conventions of the code.
-//             The lesson of this step is told once, in docs/step10_stream_k.md.
+//             The lesson of this step is told once, in docs/step11_fitted_tile.md.
 //
-// This kernel does, in order:
-//   1. CTAs run in clusters of two along M, each CTA's tile 128 x 256: the pair computes 256 x 256 outputs,
-//      and the two tiles read the same 256 rows of B. Thread 0 of each CTA initialises its barriers, and a
-//      cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
-//      (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET (the order in which the pairs start): first
-//      its even share of the (tile, K tile) iterations of the stream-K tiles, cut at tile boundaries into units
-//      of K tiles [k0, k1) of one tile, then whole tiles round-robin as in step 9;
-//   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (128 rows),
-//      multicast into both CTAs: a stage is 48 KiB, 16 KiB of which the peer sends;
-//   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all 256 columns
-//      with wgmma m64n256k16, so both read the stage's B tile and each its half of A. A stage is free once
-//      both consumers of both CTAs have read it (4 arrivals);
-//   4. a unit that starts after K tile 0 is a PART of a split tile: each consumer stores its fp32
-//      accumulator to this worker's workspace slot and publishes it with a release store to its flag; the
-//      unit that starts at K tile 0 (the tile's OWNER) waits for the flags of the workers holding the rest,
-//      acquire, and adds their parts in K order, so the sum is the same bits in every run;
-//   5. each consumer converts its finished 64 x 256 accumulator to fp16 in registers and writes it back in
-//      four 64-column chunks through two staging boxes, chunk c while the next unit's K tile c is in the
-//      tensor core, so the epilogue stays hidden behind MMAs as in step 7; a cluster barrier before exit
-//      (step 8's rule).
-// When the plan takes no split, the host launches this kernel compiled without item 4 and the ticket (SPLIT =
-// false): step 9's kernel, walking whole tiles.
+// This kernel does, in order (step 10's kernel, with the tile's width a template parameter):
+//   0. the HOST picks the tile for the problem from a menu of three, pair tiles of 256 x 256, 256 x 192 and
+//      256 x 128 (BN = 256, 192, 128), by the predicted time of the longest worker (common/kernel/tile_choice.hpp),
+//      then plans step 10's split over that tiling and launches that tile's instance;
+//   1. CTAs run in clusters of two along M, each CTA's tile 128 x BN: the pair computes 256 x BN outputs, and the
+//      two tiles read the same BN rows of B. Thread 0 of each CTA initialises its barriers, and a cluster barrier
+//      publishes them to the peer. Each pair is a WORKER of the stream-K plan (common/kernel/stream_k.hpp),
+//      numbered by its ARRIVAL TICKET: first its share of the split tiles' K tiles, then whole tiles;
+//   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (BN/2 rows),
+//      multicast into both CTAs. Any M and N, and K a multiple of 8: a box that reaches past the problem is
+//      filled with zeros on the way in and clipped on the way out, so the loops never test an edge;
+//   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all BN columns with
+//      wgmma m64nBNk16, so both read the stage's B tile and each its half of A. A stage is free once both
+//      consumers of both CTAs have read it (4 arrivals);
+//   4. a unit that starts after K tile 0 is a PART of a split tile: published through the workspace with a
+//      release store; the tile's OWNER acquires the flags of the workers holding the rest and adds their parts in
+//      K order, so the sum is the same bits in every run;
+//   5. each consumer converts its finished 64 x BN accumulator to fp16 in registers and writes it back in BN/64
+//      chunks of 64 columns through two staging boxes, chunk c while the next unit's K tile c is in the tensor
+//      core; a cluster barrier before exit (step 8's rule).
+// When the plan takes no split, the host launches the instance without item 4 and the ticket (SPLIT = false).
 //
 // Build and run (from the repository root):
-//   cmake --preset default && cmake --build build --target step10_stream_k
-//   ./build/step10_stream_k --m 5120 --n 5120 --k 2048 --bench   # compute capability 9.0 runs this
-//   ./build/step10_stream_k --break no-part-wait --init int --m 256 --n 256 --k 4096  # owner reads early: fails
+//   cmake --preset default && cmake --build build --target step11_fitted_tile
+//   ./build/step11_fitted_tile --m 1000 --n 50257 --k 1600 --bench   # any shape; compute capability 9.0 runs this
+//   ./build/step11_fitted_tile --m 5120 --n 5120 --k 2048 --tile 256x192  # force a tile of the menu
 // ======================================================================================================
 #pragma once
 
@@ -43,6 +42,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "common/kernel/check.cuh"
 #include "common/kernel/cluster.hpp"
@@ -52,6 +52,7 @@
 #include "common/kernel/scheduler.hpp"
 #include "common/kernel/stream_k.hpp"
 #include "common/kernel/stream_k_host.hpp"
+#include "common/kernel/tile_choice.hpp"
 #include "common/kernel/tma.hpp"
 #include "common/kernel/watchdog.cuh"
 
@@ -59,14 +60,13 @@ namespace step11::sm90 {
 
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
-constexpr int BLK_M = 128, BLK_N = 256, BLK_K = 64;  // one CTA tile: 128 x 256 outputs, 64 of K per load
-constexpr int kGroupRows = 8;                        // L2 groups of 8 pair rows: 16 tile rows
-constexpr int WGMMA_M = 64, WGMMA_K = 16;            // wgmma m64n256k16: 64 rows, 16 of K per instruction
-constexpr int kAccFloats = WGMMA_M * BLK_N / hg::kWarpgroupThreads;  // one wgmma's fp32 outputs per thread: 128
-constexpr int kConsumers = 2;                        // consumer c computes rows 64c..64c+63 of every tile
+constexpr int BLK_M = 128, BLK_K = 64;  // one CTA tile: 128 x BN outputs (BN: the menu's tile width), 64 of K a load
+constexpr int kGroupRows = 8;           // L2 groups of 8 pair rows: 16 tile rows
+constexpr int WGMMA_M = 64, WGMMA_K = 16;  // wgmma m64nBNk16: 64 rows, 16 of K per instruction
+constexpr int kConsumers = 2;           // consumer c computes rows 64c..64c+63 of every tile
 constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
-// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x 256 fp32
+// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x BN fp32
 // accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
 // 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
@@ -77,60 +77,77 @@ constexpr uint32_t kEpilogueBar = 1;
 // warpgroup of each CTA, 2 x 2.
 __device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
-constexpr int B_ROWS = BLK_N / 2;     // rows of the shared B tile each CTA loads (and multicasts): 128
 
 constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
-constexpr int kBTileBytes = BLK_N * BLK_K * 2;              // one B tile: 32 KiB
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: 64 fp16 columns
 constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
 constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
+// [menu]
+// The menu: the pair's tile is 256 x BN, each CTA's 128 x BN, for BN = 256 (step 10's), 192 or 128. One kernel
+// body serves them all; what depends on the width is here. wgmma takes any N that is a multiple of 8 up to 256
+// (PTX ISA, wgmma "Matrix shape"); 192 and 128 keep whole 64-column epilogue chunks and whole 1024-byte swizzle
+// atoms in each CTA's half of B (96 or 64 rows of 128 bytes).
+template <int BN>
+struct Tile {
+  static_assert(BN == 128 || BN == 192 || BN == 256, "the menu's widths are 128, 192 and 256");
+  static constexpr int kAccFloats = WGMMA_M * BN / hg::kWarpgroupThreads;  // one wgmma's fp32 per thread: BN / 2
+  static constexpr int kBRows = BN / 2;                 // rows of the B tile each CTA loads (and multicasts)
+  static constexpr int kBTileBytes = BN * BLK_K * 2;    // one B tile: 32, 24 or 16 KiB
+  static constexpr int kChunks = BN / kDBoxCols;        // 64-column chunks of the epilogue: 4, 3 or 2
+  // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
+  static constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BN * BLK_K) * 2;
+  static constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + kBRows * BLK_K) * 2;  // this CTA's loads only
+  // A part in the workspace: [rank][consumer][q][thread] of float4 (the layout below), per worker.
+  static constexpr int kAccQuads = kAccFloats / 4;
+  static constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;
+};
+// [menu]
 // Shared memory, from the 1024-aligned base: the barriers first, inside the first KiB, where the watchdog names
 // a barrier by its offset; then the tiles, each on a 1024-byte boundary as the 128B swizzle requires. A tile is
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
 // Who signals whom (each CTA's producer multicasts half of B into both CTAs):
 //   producers of both CTAs -> full_bar[s] -> both consumers -> empty_bar[s] of both CTAs -> producers of both CTAs
-template <int PIPE_DEPTH>
+template <int BN, int PIPE_DEPTH>
 struct Smem {
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> consumer: stage s has landed
   uint64_t empty_bar[PIPE_DEPTH];               // consumers of both CTAs -> TMA: stage s has been read
   uint32_t worker;                              // the pair's worker index: its arrival ticket (SPLIT only)
   alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];               // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][kBTileBytes];               // B tiles [stage][256 rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][Tile<BN>::kBTileBytes];     // B tiles [stage][BN rows][64 K] fp16
   alignas(1024) uint8_t D[kConsumers][kDBoxes][kDBoxBytes];       // D boxes [c][box][64 rows][64 cols] fp16
 };
+template <int BN, int PIPE_DEPTH>
+constexpr int kSmemBytesOf = sizeof(Smem<BN, PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = sizeof(Smem<PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+constexpr int kSmemBytes = kSmemBytesOf<256, PIPE_DEPTH>;  // the widest tile's: what a ring depth must fit
 // The workspace (global memory): one slot per worker, a part of one split tile, fp32 in the consumers' register
 // order: slot [worker][rank][consumer][q = 0..31][thread 0..127] of float4, acc[4q..4q+3] of that thread, so a
 // warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its first unit:
 // common/kernel/stream_k.hpp says why), so its slot is never reused within a launch.
-constexpr int kAccQuads = kAccFloats / 4;                                 // float4 per consumer thread
-constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;  // per worker: 2 CTAs: 256 KiB
 // One flag per (worker, rank, consumer): the consumer that wrote the part signals it, and only the same consumer
 // of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
 
-// The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
-__device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  // 49152
-__device__ constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + B_ROWS * BLK_K) * 2;  // 32768: this CTA's loads only
-
-// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). Each stage costs
-// 48 KiB; with the 32 KiB of staging boxes, 4 stages fill the 227 KiB a CTA may use.
+// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). A stage costs 16 KiB of A
+// and BN * 128 bytes of B: 48, 40 or 32 KiB; with the 32 KiB of staging boxes, 4 stages of the widest tile fill
+// the 227 KiB a CTA may use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
-// plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: kSlotQuads float4
+// plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace: Tile<BN>::kSlotQuads float4
 // per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of this launch is published when
 // its flag holds `epoch`, a number the host never gives two launches on the same flags, so no launch has to clear
 // them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
 // SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
-template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
+// BN: the tile's width, one of the menu's (Tile<BN>).
+template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
                  float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<Smem<PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
+  auto& smem = *reinterpret_cast<Smem<BN, PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map, 1024-aligned
+  using T = Tile<BN>;  // the widths of this instance
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
@@ -140,13 +157,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t peer = rank ^ 1;
   const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
-  // The work is PAIR tiles of 256 x 256, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
+  // The work is PAIR tiles of 256 x BN, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
   // worker walks its units: its stream-K share, then whole tiles. CTA `rank` computes
-  // D[tile_m0..+127][tile_n0..+255] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half. M and
-  // N need only be multiples of 128: rows of A or B beyond M or N read as zeros (TMA fills out-of-bounds rows)
-  // and outputs there are never written (TMA clips the store).
-  const int m_tiles = M / BLK_M, k_tiles = K / BLK_K;
-  const int n_tiles = hg::ceil_div(N, BLK_N);  // rounded up
+  // D[tile_m0..+127][tile_n0..+BN-1] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half.
+  // [any_shape]
+  // Any M and N, and any K that is a multiple of 8: the tiles are counted rounded up, and TMA does the rest. A load
+  // whose box reaches past M, N or K fills those elements with zeros (and still counts them toward the stage's
+  // bytes), so a ragged edge adds zeros to the sum; a store whose box reaches past M or N writes only the elements
+  // inside D (PTX ISA, cp.async.bulk.tensor: "out-of-bound accesses").
+  const int m_tiles = hg::ceil_div(M, BLK_M), k_tiles = hg::ceil_div(K, BLK_K);
+  const int n_tiles = hg::ceil_div(N, BN);
+  // [any_shape]
   // The pair rows, hg::ceil_div(m_tiles, 2), are counted in each role: held from here across setmaxnreg, the
   // count was spilled to local memory (ptxas).
   int tile_m0 = 0, tile_n0 = 0;
@@ -196,7 +217,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
         const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
         tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-        tile_n0 = tile.n * BLK_N;
+        tile_n0 = tile.n * BN;
         for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
           const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;  // flips each time the ring wraps
@@ -205,18 +226,18 @@ __global__ void __launch_bounds__(kThreads, 1)
           // A fresh barrier counts the phase before its first (parity 1) as complete.
           if constexpr (BREAK != hg::Break::kNoEmptyWait) ptx::mbarrier_wait_parity(&smem.empty_bar[stage], phase ^ 1);
           const int32_t a_coords[2] = {i * BLK_K, tile_m0};  // innermost (K) first
-          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * B_ROWS};  // this CTA's half of B
+          const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * T::kBRows};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
           // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
           // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                                    smem.B[stage] + rank * (B_ROWS * BLK_K * 2), &tmap_b, b_coords,
+                                    smem.B[stage] + rank * (T::kBRows * BLK_K * 2), &tmap_b, b_coords,
                                     &smem.full_bar[stage], kPairMask);
-          // Arrive once and announce the bytes: the phase completes when the arrival AND 49152 bytes are in,
-          // 16384 of them sent by the peer.
+          // Arrive once and announce the bytes: the phase completes when the arrival AND the stage's bytes are in
+          // (T::kTmaBytes: 48, 40 or 32 KiB), BN/2 x 128 bytes of them sent by the peer.
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
-                                         BREAK == hg::Break::kOneHalfBytes ? kOwnBytes : kTmaBytes);
+                                         uint32_t(BREAK == hg::Break::kOneHalfBytes ? T::kOwnBytes : T::kTmaBytes));
           // [produce]
         }
       }
@@ -229,12 +250,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
-    // producer's. acc is consumer c's 64 x 256 fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
+    // producer's. acc is consumer c's 64 x BN fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
     uint32_t ring_pos = 0;
-    float acc[kAccFloats];
+    float acc[T::kAccFloats];
     // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
     // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
-    __half2 pending[kAccFloats / 2];
+    __half2 pending[T::kAccFloats / 2];
     int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
     const uint64_t a_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.A));  // K-major, 128B swizzle
     const uint64_t b_desc = hg::sm90_wgmma_desc_sw128(hg::smem_u32(smem.B));
@@ -245,8 +266,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // This consumer's region of a worker's workspace slot, and its flag: [worker][rank][consumer].
     auto part_of = [&](int w) {
-      return workspace + size_t(w) * kSlotQuads +
-             (int(rank) * kConsumers + consumer) * (kAccQuads * hg::kWarpgroupThreads);
+      return workspace + size_t(w) * T::kSlotQuads +
+             (int(rank) * kConsumers + consumer) * (T::kAccQuads * hg::kWarpgroupThreads);
     };
     auto flag_of = [&](int w) { return uint32_t(w * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
     // [epilogue]
@@ -281,7 +302,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const hg::WorkUnit unit = walk.current();
       const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
       tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
-      tile_n0 = tile.n * BLK_N;
+      tile_n0 = tile.n * BN;
 
       // [kloop]
       // --- K-loop over the unit's K tiles: wait "full", issue 4 wgmma, release the stage the previous group read
@@ -295,11 +316,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
         const uint64_t a_rows =
             a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
-        const uint64_t b_stage = b_desc + (uint64_t(stage * kBTileBytes) >> 4);
+        const uint64_t b_stage = b_desc + (uint64_t(stage * T::kBTileBytes) >> 4);
 #pragma unroll
         for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
           // The unit's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
-          ptx::wgmma_m64n256k16_f16(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_stage, k),
+          ptx::wgmma_m64nNk16_f16<BN>(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_stage, k),
                                    i > 0 || k > 0);
         }
         ptx::wgmma_commit_group();  // close the 4 wgmma above into one group
@@ -310,12 +331,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         // While this K tile's wgmma run, write chunk i of the previous tile (the tensor core stays busy).
         // (Unrolled so that `pending` is indexed by constants and stays in registers.)
 #pragma unroll
-        for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+        for (int c = 0; c < T::kChunks; ++c)
           if (c == i && pending_m >= 0) write_chunk(c);
       }
-      // A unit shorter than 4 K tiles leaves chunks of the previous tile: write them now.
+      // A unit shorter than BN/64 K tiles leaves chunks of the previous tile: write them now.
 #pragma unroll
-      for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+      for (int c = 0; c < T::kChunks; ++c)
         if (c >= unit_k_tiles && pending_m >= 0) write_chunk(c);
       ptx::wgmma_wait_group<0>();  // the accumulator is complete
       if (wg_tid == 0) release(&smem.empty_bar[(ring_pos - 1) % PIPE_DEPTH]);  // release the last stage, in both CTAs
@@ -327,7 +348,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // --- A part: K tiles [k0, k1) of a tile another worker owns. fp32 to our slot, then the flag ---------
           float4* part = part_of(worker);
 #pragma unroll
-          for (int q = 0; q < kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
+          for (int q = 0; q < T::kAccQuads; ++q)  // .cg: to L2 only, where the owner's SM reads it from
             __stcg(&part[q * hg::kWarpgroupThreads + wg_tid],
                    make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
           ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // all stores precede the release
@@ -344,7 +365,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody reads before the flag
             const float4* part = part_of(w);
 #pragma unroll
-            for (int q = 0; q < kAccQuads; ++q) {
+            for (int q = 0; q < T::kAccQuads; ++q) {
               const float4 p = __ldcg(&part[q * hg::kWarpgroupThreads + wg_tid]);  // L2: written by another SM
               acc[4 * q] += p.x, acc[4 * q + 1] += p.y, acc[4 * q + 2] += p.z, acc[4 * q + 3] += p.w;
             }
@@ -356,7 +377,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [convert]
       // Convert to fp16 now, so that the next unit's wgmma may overwrite acc while `pending` is written.
 #pragma unroll
-      for (int j = 0; j < kAccFloats / 2; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
+      for (int j = 0; j < T::kAccFloats / 2; ++j) pending[j] = __floats2half2_rn(acc[2 * j], acc[2 * j + 1]);
       pending_m = tile_m0;
       pending_n = tile_n0;
       // [convert]
@@ -364,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [last_tile]
     // The CTA's last tile has no next K-loop to hide behind.
 #pragma unroll
-    for (int c = 0; c < BLK_N / kDBoxCols; ++c)
+    for (int c = 0; c < T::kChunks; ++c)
       if (pending_m >= 0) write_chunk(c);
     if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // last
     // [last_tile]
@@ -381,44 +402,46 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// Host side: a persistent grid of CTA pairs, as many as can be resident at once (cudaOccupancyMaxActiveClusters),
-/// the tensor maps (A in 128-row boxes, B in 128-row boxes, half a 256-row tile per CTA, D in 64 x 64 boxes, one
-/// consumer's chunk), the stream-K plan for that many workers with `knobs` (--sk-*), and, when it splits, the
-/// workspace, flags and arrival counter (common/kernel/stream_k_host.hpp); when it does not, the instance without
-/// the fixup. Any M, N multiple of 128 works: the kernel's pair-tile comment says how.
-template <int PIPE_DEPTH, hg::Break BREAK>
-hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs) {
-  using S = Smem<PIPE_DEPTH>;
-  static_assert(kSmemBytes<PIPE_DEPTH> <= hg::kMaxSmemBytes, "this ring depth does not fit in shared memory");
+// [choice]
+// The menu as the heuristic sees it (common/kernel/tile_choice.hpp), widest first: the pair tile and how fast a
+// worker runs one K tile of it, relative to the widest, in thousandths. A narrower tile moves more bytes per MMA
+// (each CTA loads its 128 rows of A for fewer columns), so it runs slower per K tile; the rates are measured
+// (docs/lab_step11_fitted_tile.md says how), not derived.
+constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 1000}, {256, 128, 1000}};
+// [choice]
+
+/// Host side for one tile of the menu: a persistent grid of `pairs` CTA pairs, the tensor maps (A in 128-row boxes,
+/// B in BN/2-row boxes, half a pair's tile per CTA, D in 64 x 64 boxes, one consumer's chunk), the stream-K plan for
+/// that many workers with `knobs` (--sk-*), and, when it splits, the workspace, flags and arrival counter
+/// (common/kernel/stream_k_host.hpp); when it does not, the instance without the fixup.
+template <int BN, int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, int pairs) {
+  using S = Smem<BN, PIPE_DEPTH>;
+  constexpr int kSmem = kSmemBytesOf<BN, PIPE_DEPTH>;
+  static_assert(kSmem <= hg::kMaxSmemBytes, "this tile and ring depth do not fit in shared memory");
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
+  static_assert(kConsumerRegs >= Tile<BN>::kAccFloats * 3 / 2 + 32, "the accumulator, pending and addresses fit");
   static constexpr hg::BarrierName kBarriers[] = {
       {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
-  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, B_ROWS, BLK_K);  // half a B tile per CTA
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, Tile<BN>::kBRows, BLK_K);  // half a B tile
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
-  // The grid never exceeds the pairs that fit at once (the arrival ticket needs only two, but fewer would leave
-  // SMs idle). Both instances use the same shared memory and threads, so they fit alike.
-  auto kernel = hgemm_kernel<PIPE_DEPTH, BREAK, true>;
-  HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
-  const int pairs = hg::max_resident_pairs(kernel, kThreads, kSmemBytes<PIPE_DEPTH>);
-  const int tiles = hg::ceil_div(g.m / BLK_M, 2) * hg::ceil_div(g.n, BLK_N);  // the kernel's pair rows x n_tiles
-  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, g.k / BLK_K, pairs, knobs);
+  auto kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, true>;
+  const int tiles = hg::ceil_div(hg::ceil_div(g.m, BLK_M), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
+  const hg::StreamKPlan plan = hg::plan_stream_k(tiles, hg::ceil_div(g.k, BLK_K), pairs, knobs);
   // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
   // the split instance, which walks a plan without a split just as well).
   if constexpr (BREAK == hg::Break::kNone) {
-    if (plan.sk_tiles == 0) {
-      kernel = hgemm_kernel<PIPE_DEPTH, BREAK, false>;
-      HG_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
-    }
+    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, false>;
   }
+  HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
   // (only they write parts). The break's owner reads the parts without their flags: a workspace filled with NaN
   // before each launch shows every part read before it was written.
   std::shared_ptr<hg::StreamKBuffers> buffers;
   if (plan.sk_tiles > 0)
-    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * kSlotQuads * sizeof(float4),
+    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * Tile<BN>::kSlotQuads * sizeof(float4),
                                                    size_t(plan.sk_workers) * kFlagsPerWorker,
                                                    BREAK == hg::Break::kNoPartWait);
   return [=](cudaStream_t stream) {
@@ -426,9 +449,25 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
     float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
     uint32_t* flags = buffers ? buffers->flags() : nullptr;
     uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
-    hg::launch_pairs(kernel, pairs, kThreads, kSmemBytes<PIPE_DEPTH>, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k,
-                     plan, workspace, flags, epoch, arrivals);
+    hg::launch_pairs(kernel, pairs, kThreads, kSmem, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k, plan,
+                     workspace, flags, epoch, arrivals);
   };
+}
+
+/// The step's host entry: the pairs that fit at once (the widest tile's instance: the narrower ones use less shared
+/// memory and the same threads, and one CTA per SM either way), the tile (`tile`, --tile MxN, or the heuristic's
+/// choice for this problem on that many pairs; written to *chosen for the result line), then that tile's launch.
+template <int PIPE_DEPTH, hg::Break BREAK>
+hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, const hg::TileRequest& tile,
+                             std::string* chosen) {
+  auto widest = hgemm_kernel<256, PIPE_DEPTH, BREAK, true>;
+  HG_CUDA_CHECK(cudaFuncSetAttribute(widest, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  const int pairs = hg::max_resident_pairs(widest, kThreads, kSmemBytes<PIPE_DEPTH>);
+  switch (hg::pick_tile(kTiles, 3, g, pairs, knobs, tile, chosen, "Hopper")) {
+    case 0: return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    case 1: return prepare_tile<192, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    default: return prepare_tile<128, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+  }
 }
 
 }  // namespace step11::sm90
