@@ -190,6 +190,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                  float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   using T = Tile<BN>;
+  // A copy for tcgen05.alloc and dealloc, which take the count by reference: T's static members exist on the host.
+  const uint32_t tmem_cols = T::kTmemCols;
   extern __shared__ uint8_t smem_raw[];
   auto& smem = *reinterpret_cast<Smem<BN, PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map above, 1024-aligned
 
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     // cta_group::2: warp 0 of BOTH CTAs allocates, with the same slot offset; the pair's MMAs write both TMEMs.
-    ptx::tcgen05_alloc(ptx::cta_group_2, &smem.tmem_slot, uint32_t{T::kTmemCols});
+    ptx::tcgen05_alloc(ptx::cta_group_2, &smem.tmem_slot, tmem_cols);
     ptx::tcgen05_relinquish_alloc_permit(ptx::cta_group_2);
     ptx::tcgen05_fence_before_thread_sync();  // order the allocation before the cluster barrier below
   }
@@ -455,7 +457,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::barrier_cluster_wait(ptx::sem_acquire);
   }
   ptx::tcgen05_fence_after_thread_sync();
-  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_2, tmem_base, uint32_t{T::kTmemCols});  // warp 0 of both CTAs
+  if (warp_id == 0) ptx::tcgen05_dealloc(ptx::cta_group_2, tmem_base, tmem_cols);  // warp 0 of both CTAs
   // [teardown]
 #endif
 }
