@@ -16,8 +16,8 @@
 //
 // This kernel does, in order:
 //   1. CTAs run in pairs of three warpgroups each, two epilogues and the issuing warps; warp 0 of each
-//      allocates kTmemCols TMEM columns with cta_group::2 (2 x BN rounded up to a power of two: 512 for BN =
-//      256 and 192, 256 for BN = 128): consumer c's accumulator is columns BN*c..BN*c+BN-1. Each pair is a
+//      allocates all 512 TMEM columns with cta_group::2, whatever the tile: consumer c's accumulator is columns
+//      256c..256c+BN-1 (one CTA per SM, so no other CTA wants the rest). Each pair is a
 //      WORKER of the stream-K plan (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET (the order in
 //      which the pairs start): first its even share of the (tile, K tile) iterations of the stream-K tiles, cut
 //      at tile boundaries into units of K tiles [k0, k1) of one tile, then whole tiles round-robin as in step 9;
@@ -89,13 +89,9 @@ constexpr int kDBoxCols = 64;          // columns per epilogue chunk: one TMA bo
 constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one consumer's A block: 128 rows, 16 KiB
 constexpr int kDBoxBytes = BLK_M * kDBoxCols * 2;            // one epilogue chunk, 128 x 64 fp16: 16 KiB
 
-// The smallest TMEM allocation that holds `cols` columns: tcgen05.alloc takes a power of two from 32 to 512
-// (PTX ISA, tcgen05 "Tensor Memory Allocation and Management Instructions").
-constexpr uint32_t tmem_alloc_cols(uint32_t cols) {
-  uint32_t n = 32;
-  while (n < cols) n *= 2;
-  return n;
-}
+// Consumer c's accumulator starts at TMEM column 256c for every tile, as in step 10: the narrower tiles leave
+// columns unused rather than move the second accumulator (one CTA per SM: nobody else would take them).
+constexpr int kAccStride = 256;
 
 /// Everything that depends on the tile's N: the pair's tile is 512 x BN, each consumer's MMA 256 x BN.
 template <int BN>
@@ -109,9 +105,10 @@ struct Tile {
   // of 128 bytes), so every stage starts 1024-aligned and the descriptor's 1024-byte stride (SBO) holds.
   static constexpr int kBTileBytes = B_ROWS * BLK_K * 2;
   static_assert(B_ROWS % 8 == 0 && kBTileBytes % hg::kSwizzleAtomBytes == 0, "B must be whole swizzle atoms");
-  // TMEM columns to allocate in each CTA (cta_group::2): one accumulator of BN fp32 columns per consumer.
-  static constexpr uint32_t kTmemCols = tmem_alloc_cols(kAccs * BN);  // 512 (BN = 256, 192) or 256 (BN = 128)
-  static_assert(kTmemCols <= 512, "a CTA has 512 TMEM columns");
+  // TMEM columns to allocate in each CTA (cta_group::2): a power of two from 32 to 512 (PTX ISA, tcgen05 "Tensor
+  // Memory Allocation and Management Instructions"); all of them, two accumulators 256 columns apart.
+  static constexpr uint32_t kTmemCols = kAccs * kAccStride;
+  static_assert(kTmemCols == 512 && BN <= kAccStride, "two accumulators of up to 256 columns fill the 512");
   // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part); whole boxes, also
   // where TMA fills a box's rows or K beyond the problem with zeros.
   static constexpr uint32_t kPairTmaBytes = 2 * (kConsumers * kATileBytes + kBTileBytes);  // 98304, 90112, 81920
@@ -246,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   ptx::barrier_cluster_arrive(ptx::sem_release);  // to the peer CTA as well: it signals our barriers
   ptx::barrier_cluster_wait(ptx::sem_acquire);    // (and rank 0's ticket is published)
   ptx::tcgen05_fence_after_thread_sync();  // read the TMEM base only after the barrier
-  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; consumer c starts at column BN*c
+  const uint32_t tmem_base = smem.tmem_slot;   // lane 0, first allocated column; consumer c starts at column 256c
   if constexpr (SPLIT) {
     if (rank == 1 && tid == 0) smem.worker = ptx::ld_shared_cluster(&smem.worker, 0);  // rank 0's ticket
     __syncthreads();  // rank 1's copy is in place before any role reads it
@@ -306,7 +303,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int c = warp_id - kMmaWarp;
     if (ptx::elect_sync()) {
       const uint32_t idesc = T::kInstrDesc;         // fp16 x fp16 -> fp32, 256 x BN
-      const uint32_t tmem_acc = tmem_base + c * BN;  // this consumer's accumulator (lane 0), both CTAs
+      const uint32_t tmem_acc = tmem_base + c * kAccStride;  // this consumer's accumulator (lane 0), both CTAs
       uint32_t ring_pos = 0;                            // ring position, as the producer's
       uint32_t unit_no = 0;  // units so far (not tiles): its accumulator is used for the unit_no-th time
       for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next(), ++unit_no) {
@@ -370,7 +367,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll 1  // one chunk at a time: unrolled, ptxas overlaps the chunks' TMEM loads and the kernel spills
           for (int chunk = 0; chunk < T::kChunks; ++chunk) {
             uint32_t acc_regs[kDBoxCols];
-            ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BN + chunk * kDBoxCols));
+            const int col = c * kAccStride + chunk * kDBoxCols;  // this chunk's first TMEM column
+            ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, col));
             ptx::tcgen05_wait_ld();
             if (chunk == T::kChunks - 1) {
               // This thread's row is read: give the columns back now, as the owner path below does, so the next
@@ -402,7 +400,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // [fixup]
       for (int chunk = 0; chunk < T::kChunks; ++chunk) {
         uint32_t acc_regs[kDBoxCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
-        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * BN + chunk * kDBoxCols));
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * kAccStride + chunk * kDBoxCols));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
         if (chunk == T::kChunks - 1) {
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
