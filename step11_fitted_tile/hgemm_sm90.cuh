@@ -135,7 +135,8 @@ constexpr int kFlagsPerWorker = 2 * kConsumers;
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace:
 // Tile<BN>::kSlotQuads float4 per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of
 // this launch is published when its flag holds `epoch`, a number the host never gives two launches on the same
-// flags, so no launch has to clear them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
+// flags, so no launch has to clear them. arrivals: the counter the pairs take their tickets from (wraps to 0
+// after the last pair of a launch).
 // SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
 // BN: the tile's width, one of the menu's (Tile<BN>).
