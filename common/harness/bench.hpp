@@ -86,6 +86,10 @@ struct Contestant {
   ShapeRule rule = ShapeRule::kTiled;
 };
 
+/// Refuses (UsageError) a shape of --shape (or the defaults) that no contestant's rule admits, naming each rule's
+/// reason. A sweep's rows are not checked: a row no kernel takes is timed by cuBLAS alone.
+void check_bench_shapes(const BenchOptions& opt, const std::vector<Contestant>& contestants);
+
 /// One kernel at one shape by one timing method. Not timed (t.samples == 0) if its verification failed or its
 /// rule refuses the shape (`skipped` says why).
 struct BenchRow {
