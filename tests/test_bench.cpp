@@ -17,7 +17,7 @@ hg::BenchOptions parse(std::vector<std::string> args, const std::vector<std::str
   args.insert(args.begin(), "tool");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  return hg::parse_bench_options(int(argv.size()), argv.data(), "tool", steps);
+  return hg::parse_bench_options(int(argv.size()), argv.data(), steps);
 }
 
 std::vector<hg::SweepShape> sweep(const std::string& text) {

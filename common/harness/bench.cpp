@@ -235,8 +235,7 @@ std::vector<SweepShape> read_sweep_file(const std::string& path) {
   return parse_sweep(in, path);
 }
 
-BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
-                                 const std::vector<std::string>& step_names) {
+BenchOptions parse_bench_options(int argc, char** argv, const std::vector<std::string>& step_names) {
   BenchOptions a;
   const bool takes_steps = !step_names.empty();
   for (int i = 1; i < argc; ++i) {
@@ -576,7 +575,7 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
   const char* name = tool.c_str();
   BenchOptions args;
   try {
-    args = parse_bench_options(argc, argv, tool, step_names);
+    args = parse_bench_options(argc, argv, step_names);
   } catch (const UsageError& e) {
     if (std::string(e.what()) == "help") {
       std::printf("%s%s", bench_usage(tool, step_names).c_str(), extra_help.c_str());

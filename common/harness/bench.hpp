@@ -49,9 +49,9 @@ std::vector<Shape> default_bench_shapes();
 std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names = {});
 
 /// Parses argv (argv[0] is the program name); --sweep reads its file. `step_names`: as for bench_usage. Throws
-/// UsageError with a one-line reason, or UsageError("help") for --help / -h.
-BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
-                                 const std::vector<std::string>& step_names = {});
+/// UsageError with a one-line reason, or UsageError("help") for --help / -h. Which kernels take each --shape is
+/// check_bench_shapes' question.
+BenchOptions parse_bench_options(int argc, char** argv, const std::vector<std::string>& step_names = {});
 
 /// The rows of a sweep file: CSV whose first line that is not blank or a # comment names the columns model,
 /// layer, m, n, k, tiled, source (in any order); each further such line is one GEMM. tiled: yes or no, whether

@@ -29,7 +29,7 @@ enum class ArchChoice { kAuto, kSm90, kSm100 };
 enum class ShapeRule {
   kSingleTile,        ///< exactly 128 x 128 x 64 (step 1)
   kSingleOutputTile,  ///< M = N = 128, K a multiple of 64 (step 2)
-  kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps 3 to 10)
+  kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps.json: the tiled steps)
   kAny,               ///< any M, N >= 1; K >= 8 and a multiple of 8, as TMA needs rows of 16 bytes (step 11)
 };
 
