@@ -199,6 +199,7 @@ int run(const hg::BenchOptions& args) {
       entry("step8", pairs_text(l8) + ", as is", l8, as_is(k8::prepare_variant<kStep8Depth, Break::kNone>)),
   };
   const Launch launches[] = {l6, l6one, l7, l7pair, l8};
+  hg::check_bench_shapes(args, variants);
 
   std::printf("hg_dips_bench: launch configurations on %s (%d SMs), CTAs per SM from "
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor, clusters from cudaOccupancyMaxActiveClusters\n",

@@ -17,7 +17,7 @@ hg::BenchOptions parse(std::vector<std::string> args, const std::vector<std::str
   args.insert(args.begin(), "tool");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  return hg::parse_bench_options(int(argv.size()), argv.data(), "tool", steps);
+  return hg::parse_bench_options(int(argv.size()), argv.data(), steps);
 }
 
 std::vector<hg::SweepShape> sweep(const std::string& text) {
@@ -58,7 +58,38 @@ TEST_CASE("parse_bench_options: defaults, repeated --shape, and the reasons for 
   CHECK_THROWS_WITH_AS(parse({"--shape"}), "--shape needs a value", hg::UsageError);
   CHECK_THROWS_WITH_AS(parse({"--bogus", "1"}), "unknown option '--bogus'", hg::UsageError);
   CHECK_THROWS_AS(parse({"--shape", "4096x4096"}), hg::UsageError);
-  CHECK_THROWS_AS(parse({"--shape", "100x128x64"}), hg::UsageError);
+  CHECK_THROWS_AS(parse({"--shape", "0x128x64"}), hg::UsageError);
+  // A ragged shape parses: which kernels take it is check_bench_shapes' question.
+  const hg::BenchOptions ragged = parse({"--shape", "100x129x72"});
+  REQUIRE(ragged.shapes.size() == 1);
+  CHECK(ragged.shapes[0].m == 100);
+  CHECK(ragged.shapes[0].n == 129);
+  CHECK(ragged.shapes[0].k == 72);
+}
+
+TEST_CASE("check_bench_shapes: a --shape needs one kernel whose own rule takes it; a sweep's rows do not") {
+  const auto kernel = [](const char* name, hg::ShapeRule rule) { return hg::Contestant{name, "", {}, {}, rule}; };
+  const std::vector<hg::Contestant> tiled = {kernel("step9", hg::ShapeRule::kTiled),
+                                             kernel("step10", hg::ShapeRule::kTiled)};
+  std::vector<hg::Contestant> both = tiled;
+  both.push_back(kernel("step11", hg::ShapeRule::kAny));
+
+  CHECK_NOTHROW(hg::check_bench_shapes(parse({}), tiled));  // the default shapes are tiled
+  CHECK_NOTHROW(hg::check_bench_shapes(parse({"--shape", "100x129x72"}), both));
+  CHECK_THROWS_WITH_AS(hg::check_bench_shapes(parse({"--shape", "100x129x72"}), tiled),
+                       "--shape 100x129x72: no kernel timed takes it; skipped by step9 and step10: M must be a "
+                       "multiple of 128 (BLK_M), got M=100",
+                       hg::UsageError);
+  CHECK_THROWS_WITH_AS(hg::check_bench_shapes(parse({"--shape", "128x128x64", "--shape", "100x128x100"}), both),
+                       "--shape 100x128x100: no kernel timed takes it; skipped by step9 and step10: M must be a "
+                       "multiple of 128 (BLK_M), got M=100; skipped by step11: K must be a multiple of 8 and at "
+                       "least 8 (TMA: each row of A and B must be a multiple of 16 bytes), got K=100",
+                       hg::UsageError);
+
+  hg_test::TempDir dir("hg_bench_shapes_");
+  const std::string file = (dir.path / "s.csv").string();
+  std::ofstream(file) << kHeader << "M1,qkv,100,128,64,no,src\n";
+  CHECK_NOTHROW(hg::check_bench_shapes(parse({"--sweep", file}, {"step9"}), tiled));  // cuBLAS alone times it
 }
 
 TEST_CASE("bench_usage: the continuation lines line up under the tool's name") {

@@ -250,6 +250,50 @@ TEST_CASE("check_shape: kTiled takes M, N multiples of 128 and K a multiple of 6
   CHECK(!contains(msg, "\n"));
 }
 
+TEST_CASE("check_shape: kAny takes any M and N and K a multiple of 8 (rows of 16 bytes for TMA)") {
+  const auto rule = hg::ShapeRule::kAny;
+  for (const hg::Shape s : {hg::Shape{1, 1, 8}, hg::Shape{100, 129, 8}, hg::Shape{4097, 13, 2056},
+                            hg::Shape{hg::kMaxDim, hg::kMaxDim, hg::kMaxDim}})
+    CHECK(hg::check_shape(s, rule, "step11_fitted_tile").empty());
+  CHECK(hg::check_shape({128, 128, 100}, rule, "step11_fitted_tile") ==
+        "K must be a multiple of 8 and at least 8 (TMA: each row of A and B must be a multiple of 16 bytes), "
+        "got K=100");
+  CHECK(contains(hg::check_shape({128, 128, 4}, rule, "s"), "got K=4"));
+  CHECK(contains(hg::check_shape({128, 128, 0}, rule, "s"), "got K=0"));
+  // M and N stand alone too (parse_cli refuses zero already).
+  CHECK(hg::check_shape({0, 128, 64}, rule, "s") == "M must be at least 1, got M=0");
+  CHECK(hg::check_shape({128, 0, 64}, rule, "s") == "N must be at least 1, got N=0");
+  // Every shape the tiled rule takes, kAny takes.
+  for (const hg::Shape s : {hg::Shape{128, 128, 64}, hg::Shape{256, 384, 192}})
+    CHECK(hg::check_shape(s, rule, "s").empty());
+}
+
+TEST_CASE("--tile auto|MxN: the tile a step with a menu builds; the step checks its menu") {
+  const hg::Options d = parse({});
+  CHECK_FALSE(d.tile_given);
+  CHECK(d.tile.m == 0);
+  CHECK(d.tile.n == 0);
+  const hg::Options a = parse({"--tile", "auto"});
+  CHECK(a.tile_given);
+  CHECK(a.tile.m == 0);
+  CHECK(a.tile.n == 0);
+  const hg::Options t = parse({"--tile=256x192"});
+  CHECK(t.tile_given);
+  CHECK(t.tile.m == 256);
+  CHECK(t.tile.n == 192);
+  const hg::Options edge = parse({"--tile", "1x1024"});
+  CHECK(edge.tile.m == 1);
+  CHECK(edge.tile.n == 1024);
+  for (const char* bad : {"256", "256x", "x192", "0x192", "256x0", "1025x64", "256x192x64", "-256x192", "256 x 192",
+                          "AUTO", "256X192", "99999999999999999999x1"})
+    check_refused({"--tile", bad}, {"--tile expects auto or MxN with M and N from 1 to 1024", std::string("'") + bad});
+  check_refused({"--tile"}, {"--tile needs a value"});
+  const std::string menu = hg::usage("step11_demo", "tiles", hg::Shape{128, 128, 64}, {4}, true, true);
+  CHECK(contains(menu, "--tile auto|MxN"));
+  CHECK(contains(menu, "(default auto)"));
+  CHECK(!contains(hg::usage("step10_demo", "one tile", hg::Shape{128, 128, 64}, {4}, true), "--tile"));
+}
+
 TEST_CASE("prepare_save_dir creates nested directories and accepts an existing one") {
   TempDir tmp("hg_test_cli_");
   const fs::path nested = tmp.path / "a" / "b" / "c";

@@ -97,7 +97,9 @@ std::vector<std::string> ladder_names() {
 
 int run(const hg::BenchOptions& args) {
   const std::vector<hg::StepSpec> steps = timed_steps(args);
-  if (args.plan) {  // before looking for a GPU: the plan needs none
+  // Before looking for a GPU: each --shape must be one that a step timed admits by its own rule (kTiled, kAny, ...).
+  hg::check_bench_shapes(args, contestants(steps, args, false));
+  if (args.plan) {  // the plan needs no GPU either
     hg::print_bench_plan(args, contestants(steps, args, false));
     return 0;
   }

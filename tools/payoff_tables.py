@@ -15,7 +15,7 @@ SHOWN = ("sustained", "burst")  # the named method first, then the other one's %
 DIP = 0.99                      # slower than the step before: below 99% of its TFLOP/s
 # What a step computes, by its shape rule (hg::ShapeRule, common/harness/cli.hpp).
 SCOPE = {"kSingleTile": "one output tile, one K tile", "kSingleOutputTile": "one output tile, any K",
-         "kTiled": "all of D"}
+         "kTiled": "all of D", "kAny": "all of D, any shape"}
 
 
 class TableError(Exception):

@@ -11,6 +11,15 @@ FIELDS = ["name", "namespace", "adds", "contract", "what", "label", "bought", "u
           "knobs", "tolerated_sm90", "depths", "ptx", "tmem_cols", "ladder"]
 OPTIONAL_FIELDS = ["color"]
 TIMING_METHODS = ["burst", "sustained"]  # hgemm_bench's, the column method of ladder.csv
+KNOBS = ["stream_k", "tile"]  # run-time knobs a step's prepare_variant can take (tools/cmake/steps.cmake)
+
+
+def shape_rules():
+    """The enumerators of hg::ShapeRule (common/harness/cli.hpp): the values an entry's rule may take."""
+    import re
+    text = (ROOT / "common" / "harness" / "cli.hpp").read_text()
+    body = re.search(r"enum class ShapeRule \{(.*?)\};", text, re.S).group(1)
+    return re.findall(r"^\s*(k\w+),", body, re.M)
 
 
 def registry():
@@ -45,15 +54,16 @@ def colors():
 
 def check():
     """Problems of the registry against the repository: a step folder missing from it or an entry without its
-    folder, a namespace that is not step<N>, repeated depths, a ladder step without a colour or with another's,
-    PTX listed as introduced by two steps, a step folder whose texts name the step it was copied from, and a last
-    step's page without the ladder of contracts."""
+    folder, a namespace that is not step<N>, a rule that is no hg::ShapeRule, an unknown knob, repeated depths, a
+    ladder step without a colour or with another's, PTX listed as introduced by two steps, a step folder whose texts
+    name the step it was copied from, and a last step's page without the ladder of contracts."""
     problems = []
     names = steps()
     shape, method = payoff()
     if len(shape) != 3 or not all(isinstance(x, int) and x > 0 for x in shape) or method not in TIMING_METHODS:
         problems.append(f"payoff must be {{\"shape\": [M, N, K], \"method\": one of {', '.join(TIMING_METHODS)}}}, "
                         f"got shape {list(shape)} and method {method}")
+    rules = shape_rules()
     folders = sorted(p.name for p in ROOT.glob("step*_*") if p.is_dir() and (p / "hgemm_sm90.cuh").exists())
     for f in folders:
         if f not in names:
@@ -63,6 +73,12 @@ def check():
             problems.append(f"{e['name']}: no such step folder with both kernels")
         if e["namespace"] != f"step{i + 1}" or not e["name"].startswith(f"step{i + 1}_"):
             problems.append(f"{e['name']}: entry {i + 1} must be step{i + 1}_..., namespace step{i + 1}")
+        if e.get("rule") not in rules:
+            problems.append(f"{e['name']}: rule {e.get('rule')} is not a shape rule "
+                            f"(hg::ShapeRule: {', '.join(rules)})")
+        unknown_knobs = [k for k in e.get("knobs", []) if k not in KNOBS]
+        if unknown_knobs:
+            problems.append(f"{e['name']}: unknown knobs {', '.join(unknown_knobs)} (the knobs: {', '.join(KNOBS)})")
         if len(set(e["depths"])) != len(e["depths"]):
             problems.append(f"{e['name']}: repeated ring depths {e['depths']}")
         missing = [f for f in FIELDS if f not in e]

@@ -74,6 +74,38 @@ std::vector<std::string> parse_steps(const std::string& value, const std::vector
   return steps;
 }
 
+// Which contestants time shape `s` (by name) and which skip it, grouped by their rule's reason.
+struct ShapeTakers {
+  std::vector<std::string> timed, reasons;
+  std::vector<std::vector<std::string>> skipping;  // [reason]: the contestants that skip for it
+};
+
+ShapeTakers shape_takers(const Shape& s, const std::vector<Contestant>& contestants) {
+  ShapeTakers out;
+  for (const Contestant& c : contestants) {
+    const std::string why = check_shape(s, c.rule, "this kernel");
+    if (why.empty()) {
+      out.timed.push_back(c.name);
+      continue;
+    }
+    const size_t at = size_t(std::find(out.reasons.begin(), out.reasons.end(), why) - out.reasons.begin());
+    if (at == out.reasons.size()) {
+      out.reasons.push_back(why);
+      out.skipping.emplace_back();
+    }
+    out.skipping[at].push_back(c.name);
+  }
+  return out;
+}
+
+// "; skipped by a and b: why; skipped by c: why"
+std::string skip_text(const ShapeTakers& takers) {
+  std::string out;
+  for (size_t r = 0; r < takers.reasons.size(); ++r)
+    out += "; skipped by " + join_names(takers.skipping[r]) + ": " + takers.reasons[r];
+  return out;
+}
+
 // A CSV value as written: quoted (quotes doubled) when it holds a comma, a quote or a line break.
 std::string csv_value(const std::string& v) {
   if (v.find_first_of(",\"\n") == std::string::npos) return v;
@@ -203,8 +235,7 @@ std::vector<SweepShape> read_sweep_file(const std::string& path) {
   return parse_sweep(in, path);
 }
 
-BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
-                                 const std::vector<std::string>& step_names) {
+BenchOptions parse_bench_options(int argc, char** argv, const std::vector<std::string>& step_names) {
   BenchOptions a;
   const bool takes_steps = !step_names.empty();
   for (int i = 1; i < argc; ++i) {
@@ -223,10 +254,7 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
       if (std::sscanf(value.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1 ||
           m > kMaxDim || n > kMaxDim || k > kMaxDim)
         throw UsageError("--shape expects MxNxK with sizes from 1 to 1048576, got '" + value + "'");
-      const Shape s{m, n, k};
-      const std::string bad = check_shape(s, ShapeRule::kTiled, tool);
-      if (!bad.empty()) throw UsageError("--shape " + value + ": " + bad);
-      a.shapes.push_back(s);
+      a.shapes.push_back(Shape{m, n, k});  // check_bench_shapes: a kernel timed must take it
     } else if (flag == "--iters") {
       a.iters = int(parse_bounded(flag, value, 50, 100000));
     } else if (flag == "--warmup") {
@@ -261,6 +289,15 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
   }
   if (a.shapes.empty()) a.shapes = default_bench_shapes();
   return a;
+}
+
+void check_bench_shapes(const BenchOptions& opt, const std::vector<Contestant>& contestants) {
+  if (!opt.sweep_file.empty()) return;  // a sweep's row that no kernel takes is cuBLAS's alone (its tiled column)
+  for (const Shape& s : opt.shapes) {
+    const ShapeTakers takers = shape_takers(s, contestants);
+    if (takers.timed.empty())
+      throw UsageError("--shape " + shape_name(s) + ": no kernel timed takes it" + skip_text(takers));
+  }
 }
 
 void prepare_bench_run(const BenchOptions& opt) {
@@ -406,29 +443,15 @@ void print_bench_plan(const BenchOptions& opt, const std::vector<Contestant>& co
   for (size_t i = 0; i < opt.shapes.size(); ++i) {
     const Shape& s = opt.shapes[i];
     const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
-    std::vector<std::string> timed, reasons;  // the skipping kernels grouped by their rule's reason
-    std::vector<std::vector<std::string>> skipping;
-    for (const Contestant& c : contestants) {
-      const std::string why = check_shape(s, c.rule, "this kernel");
-      if (why.empty()) {
-        timed.push_back(c.name);
-        continue;
-      }
-      const size_t at = size_t(std::find(reasons.begin(), reasons.end(), why) - reasons.begin());
-      if (at == reasons.size()) {
-        reasons.push_back(why);
-        skipping.emplace_back();
-      }
-      skipping[at].push_back(c.name);
-    }
+    const ShapeTakers takers = shape_takers(s, contestants);
+    std::vector<std::string> timed = takers.timed;
     timed.push_back("cublas");
-    all_run += reasons.empty();
+    all_run += takers.reasons.empty();
     timings += int64_t(timed.size());
     timed_flop += flop * double(launches) * double(timed.size());
     reference_flop += flop;
     const std::string from = opt.sweep.empty() ? "" : opt.sweep[i].model + " " + opt.sweep[i].layer;
-    std::string line = join_names(timed);
-    for (size_t r = 0; r < reasons.size(); ++r) line += "; skipped by " + join_names(skipping[r]) + ": " + reasons[r];
+    const std::string line = join_names(timed) + skip_text(takers);
     std::printf("  %-20s %9.1f  %-26s %s\n", shape_name(s).c_str(), flop / 1e9, from.c_str(), line.c_str());
   }
   std::printf("total: %lld of %zu shape(s) run every kernel; %lld (shape, kernel) timings of %lld launches each "
@@ -552,7 +575,7 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
   const char* name = tool.c_str();
   BenchOptions args;
   try {
-    args = parse_bench_options(argc, argv, tool, step_names);
+    args = parse_bench_options(argc, argv, step_names);
   } catch (const UsageError& e) {
     if (std::string(e.what()) == "help") {
       std::printf("%s%s", bench_usage(tool, step_names).c_str(), extra_help.c_str());

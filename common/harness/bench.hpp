@@ -49,9 +49,9 @@ std::vector<Shape> default_bench_shapes();
 std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names = {});
 
 /// Parses argv (argv[0] is the program name); --sweep reads its file. `step_names`: as for bench_usage. Throws
-/// UsageError with a one-line reason, or UsageError("help") for --help / -h.
-BenchOptions parse_bench_options(int argc, char** argv, const std::string& tool,
-                                 const std::vector<std::string>& step_names = {});
+/// UsageError with a one-line reason, or UsageError("help") for --help / -h. Which kernels take each --shape is
+/// check_bench_shapes' question.
+BenchOptions parse_bench_options(int argc, char** argv, const std::vector<std::string>& step_names = {});
 
 /// The rows of a sweep file: CSV whose first line that is not blank or a # comment names the columns model,
 /// layer, m, n, k, tiled, source (in any order); each further such line is one GEMM. tiled: yes or no, whether
@@ -85,6 +85,10 @@ struct Contestant {
   std::vector<std::string> extra = {};
   ShapeRule rule = ShapeRule::kTiled;
 };
+
+/// Refuses (UsageError) a shape of --shape (or the defaults) that no contestant's rule admits, naming each rule's
+/// reason. A sweep's rows are not checked: a row no kernel takes is timed by cuBLAS alone.
+void check_bench_shapes(const BenchOptions& opt, const std::vector<Contestant>& contestants);
 
 /// One kernel at one shape by one timing method. Not timed (t.samples == 0) if its verification failed or its
 /// rule refuses the shape (`skipped` says why).

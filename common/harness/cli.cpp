@@ -123,7 +123,7 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
                              flag == "--save" || flag == "--break" || flag == "--pipe-depth" ||
                              flag == "--settle-ms" || flag == "--repeat" || flag == "--graph" || flag == "--hog-sms" ||
                              flag == "--sk-min-share" || flag == "--sk-rounds" || flag == "--sk-min-saving" ||
-                             flag == "--sk-part-cost" || flag == "--sk-full-split-max";
+                             flag == "--sk-part-cost" || flag == "--sk-full-split-max" || flag == "--tile";
     const bool is_switch = flag == "--bench" || flag == "--help";
     if (!takes_value && !is_switch) throw UsageError("unknown option '" + flag + "' (run with --help for the list)");
 
@@ -157,6 +157,10 @@ Options parse_cli(const std::vector<std::string>& args, const Shape& defaults) {
     else if (flag == "--hog-sms") opt.hog_sms = int(parse_bounded(flag, value, 0, kMaxHogSms));  // run() checks the GPU
     else if (flag == "--break") opt.break_name = value;  // checked against the step's switches (breaks.hpp)
     else if (parse_stream_k_flag(flag, value, opt.stream_k)) opt.stream_k_given = true;  // the step checks it has them
+    else if (flag == "--tile") {  // the step checks it has the knob, and its menu
+      opt.tile = parse_tile(value);
+      opt.tile_given = true;
+    }
     else if (flag == "--pipe-depth" && value == "all") opt.pipe_depth = kAllDepths;
     else if (flag == "--pipe-depth") opt.pipe_depth = int(parse_bounded(flag, value, 1, 16));  // the step checks it
     else opt.save_dir = value;  // --save
@@ -188,6 +192,20 @@ std::string stream_k_usage() {
       << "  --sk-full-split-max P   stream-K: split every tile only if the tiles are at most P% of the workers,\n"
       << "                          0 to 1000 (default " << d.full_split_max_pct << ")\n";
   return out.str();
+}
+
+TileRequest parse_tile(const std::string& text) {
+  if (text == "auto") return {};
+  const std::string expected = "--tile expects auto or MxN with M and N from 1 to " + std::to_string(kMaxTileSide) +
+                               " (e.g. 256x192), got '" + text + "'";
+  const size_t x = text.find('x');
+  if (x == std::string::npos) throw UsageError(expected);
+  const std::string m = text.substr(0, x), n = text.substr(x + 1);
+  if (!all_digits(m) || !all_digits(n)) throw UsageError(expected);
+  const std::optional<uint64_t> rows = parse_u64(m), cols = parse_u64(n);
+  const auto in_range = [](const std::optional<uint64_t>& v) { return v && *v >= 1 && *v <= uint64_t(kMaxTileSide); };
+  if (!in_range(rows) || !in_range(cols)) throw UsageError(expected);
+  return {int(*rows), int(*cols)};
 }
 
 std::string stream_k_text(const StreamKKnobs& knobs) {
@@ -239,6 +257,13 @@ std::string check_shape(const Shape& s, ShapeRule rule, const std::string& step_
       if (!multiple(s.k, kBlkK))
         return "K must be a multiple of 64 (BLK_K), got K=" + std::to_string(s.k);
       return "";
+    case ShapeRule::kAny:
+      if (s.m < 1) return "M must be at least 1, got M=" + std::to_string(s.m);
+      if (s.n < 1) return "N must be at least 1, got N=" + std::to_string(s.n);
+      if (!multiple(s.k, 8))
+        return "K must be a multiple of 8 and at least 8 (TMA: each row of A and B must be a multiple of 16 bytes), "
+               "got K=" + std::to_string(s.k);
+      return "";
   }
   return step_name + ": unknown shape rule (this is a bug in the step)";
 }
@@ -275,7 +300,7 @@ void prepare_save_dir(const std::string& dir) {
 }
 
 std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
-                  const std::vector<int>& pipe_depths, bool stream_k_knobs) {
+                  const std::vector<int>& pipe_depths, bool stream_k_knobs, bool tile_knob) {
   const Options d;  // the defaults of everything but the shape
   std::ostringstream out;
   out << step_name << ": " << what_it_adds << "\n"
@@ -310,6 +335,10 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
     out << "  --pipe-depth N|all      stages of the shared-memory ring: " << join(pipe_depths) << " (default "
         << pipe_depths.front() << "); all: each in turn\n";
   if (stream_k_knobs) out << stream_k_usage();
+  if (tile_knob)
+    out << "  --tile auto|MxN         the pair tile, M rows by N columns, each 1 to " << kMaxTileSide
+        << "; the step offers a menu\n"
+        << "                          and refuses the others; auto: the step chooses from the problem (default auto)\n";
   out
       << "  --help, -h              print this help and exit\n"
       << "With --init both" << (pipe_depths.empty() ? "" : " or --pipe-depth all")

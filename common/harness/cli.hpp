@@ -29,7 +29,8 @@ enum class ArchChoice { kAuto, kSm90, kSm100 };
 enum class ShapeRule {
   kSingleTile,        ///< exactly 128 x 128 x 64 (step 1)
   kSingleOutputTile,  ///< M = N = 128, K a multiple of 64 (step 2)
-  kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (step 3 on)
+  kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps.json: the tiled steps)
+  kAny,               ///< any M, N >= 1; K >= 8 and a multiple of 8, as TMA needs rows of 16 bytes (step 11)
 };
 
 /// Largest accepted dimension. Bigger sizes cannot fit in any GPU's memory; the bound also keeps every
@@ -55,6 +56,8 @@ struct Options {
   int hog_sms = 0;                       ///< --hog-sms N: another kernel holds N SMs during the verified launch
   StreamKKnobs stream_k;                 ///< --sk-min-share, --sk-rounds, --sk-min-saving (steps with the knob)
   bool stream_k_given = false;           ///< whether any --sk-* flag was given
+  TileRequest tile;                      ///< --tile auto|MxN (steps with the knob); 0 x 0: auto
+  bool tile_given = false;               ///< whether --tile was given
   bool help = false;                     ///< --help: print usage, exit 0
 };
 
@@ -99,7 +102,14 @@ void prepare_save_dir(const std::string& dir);
 /// The --help text of a step. `pipe_depths`: the ring depths it accepts, default first (empty: no ring, and
 /// no --pipe-depth line).
 std::string usage(const std::string& step_name, const std::string& what_it_adds, const Shape& defaults,
-                  const std::vector<int>& pipe_depths = {}, bool stream_k_knobs = false);
+                  const std::vector<int>& pipe_depths = {}, bool stream_k_knobs = false, bool tile_knob = false);
+
+/// Largest --tile side: far above any tile a kernel offers; the step checks its own menu.
+inline constexpr int kMaxTileSide = 1024;
+
+/// --tile's value: "auto" (0 x 0) or MxN with both from 1 to kMaxTileSide. Throws UsageError naming the flag and
+/// the form expected.
+TileRequest parse_tile(const std::string& text);
 
 /// Parses one --sk-* flag into `knobs` (true), or returns false for another flag. Throws UsageError for a value
 /// out of range. Shared by the verify binaries and the benchmark.

@@ -279,7 +279,10 @@ VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute,
 }
 
 RotatingInputs::RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream) {
-  const int64_t a_n = s.m * s.k, b_n = s.n * s.k, d_n = s.m * s.n;
+  // Each set starts on a 256-byte boundary, as a cudaMalloc does: at a ragged shape a set's M x N elements need not
+  // fill whole 16 bytes, and a TMA map needs a 16-byte-aligned base.
+  const auto padded = [](int64_t count) { return (count + 127) / 128 * 128; };
+  const int64_t a_n = padded(s.m * s.k), b_n = padded(s.n * s.k), d_n = padded(s.m * s.n);
   const double set_bytes = 2.0 * double(a_n + b_n + d_n);
   size_t free_b = 0, total_b = 0;
   HG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -4,9 +4,11 @@
 // allocate, fill, poison D, run the step's kernel (with --hog-sms, while another kernel holds N SMs), run the
 // reference, verify (exit 0 or 1); optionally relaunch and compare the bits (--repeat), save .npy files and
 // benchmark against cuBLAS. CUDA failures exit 3 with the failed call named, and so does a wait stopped by the
-// mbarrier watchdog ("deadlock: ..."). --break NAME runs a broken variant.
+// mbarrier watchdog ("deadlock: ..."). A request the step's host code refuses (std::invalid_argument from its
+// prepare function, e.g. a --tile off its menu) exits 2 with its message. --break NAME runs a broken variant.
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "common/harness/npy.hpp"
 #include "common/harness/reference.cuh"
 #include "common/harness/verify.hpp"
+#include "common/kernel/tma.hpp"
 #include "common/kernel/watchdog.cuh"
 
 namespace hg {
@@ -126,7 +129,10 @@ std::string bench(const StepSpec& spec, const std::function<Launcher(const GemmA
   return line;
 }
 
-int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
+int run(const StepSpec& spec, const Options& opt, const Variant& requested) {
+  std::string chosen;  // what the step's host code chose for this problem (step 11: the tile), for the result line
+  Variant variant = requested;
+  variant.chosen = &chosen;
   const Break brk = variant.brk;
   Device dev;
   const std::string no_gpu = find_device(opt.arch, dev);
@@ -199,6 +205,7 @@ int run(const StepSpec& spec, const Options& opt, const Variant& variant) {
   std::string variant_text;
   if (!spec.pipe_depths.empty()) variant_text += " pipe_depth=" + std::to_string(variant.pipe_depth);
   if (spec.stream_k_knobs) variant_text += " " + stream_k_text(variant.stream_k);
+  if (!chosen.empty()) variant_text += " " + chosen;
   if (brk != Break::kNone) variant_text += std::string(" break=") + break_info(brk).name;
   const bool pass = report.pass && identical && hog_held;
   std::printf("%s %s gpu=\"%s\" M=%lld N=%lld K=%lld init=%s seed=%llu%s %s%s %s%s\n", spec.name,
@@ -219,7 +226,7 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     opt = parse_cli(std::vector<std::string>(argv, argv + argc), spec.natural_shape);
     if (opt.help) {
       std::printf("%s", usage(spec.name, spec.what_it_adds, spec.natural_shape, spec.pipe_depths,
-                              spec.stream_k_knobs).c_str());
+                              spec.stream_k_knobs, spec.tile_knob).c_str());
       std::printf("\n%s", break_list(spec.breaks, spec.tolerated_sm90, spec.name).c_str());
       return kExitPass;
     }
@@ -235,6 +242,9 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     if (opt.stream_k_given && !spec.stream_k_knobs)
       throw UsageError(std::string(spec.name) + " has no stream-K split: the --sk-* flags are for the steps that have one");
     variant.stream_k = opt.stream_k;
+    if (opt.tile_given && !spec.tile_knob)
+      throw UsageError(std::string(spec.name) + " has one tile size: --tile is for the steps that offer a menu");
+    variant.tile = opt.tile;
     if (opt.init_both) inits = {InitMode::kInt, InitMode::kRandom};
     if (depths.size() * inits.size() > 1 && (opt.bench || !opt.save_dir.empty()))
       throw UsageError("--bench and --save take one variant: give one --pipe-depth and one --init");
@@ -269,6 +279,12 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
   } catch (const CudaError& e) {
     std::fprintf(stderr, "%s: CUDA error: %s\n", spec.name, e.what());
     return kExitCuda;
+  } catch (const TmaGeometryError& e) {  // a shape the step's rule admits but its tensor maps cannot describe: a bug
+    std::fprintf(stderr, "%s: error: %s\n", spec.name, e.what());
+    return kExitCuda;
+  } catch (const std::invalid_argument& e) {  // the step's host code refused the request, e.g. a --tile off its menu
+    std::fprintf(stderr, "%s: error: %s (run with --help for usage)\n", spec.name, e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {  // e.g. --save could not write a file
     std::fprintf(stderr, "%s: error: %s\n", spec.name, e.what());
     return kExitCuda;

@@ -50,8 +50,8 @@ TmaTile2D make_tma_tile_2d(uint64_t address, uint64_t rows, uint64_t cols, uint3
     broken("the box's inner extent must be a multiple of 16 bytes", uint64_t(box_cols) * kElem);
   if (uint64_t(box_cols) * kElem > t.swizzle_bytes)
     broken("with the 128B swizzle the box's inner extent must be at most 128 bytes", uint64_t(box_cols) * kElem);
-  if (box_cols > cols) broken("the box may not be wider than the matrix (columns)", box_cols);
-  if (box_rows > rows) broken("the box may not be taller than the matrix (rows)", box_rows);
+  // A box may reach past the matrix (even be larger than it): TMA fills what lies outside with zeros on a load and
+  // leaves it unwritten on a store, which is how a kernel covers a ragged edge.
   return t;
 }
 
