@@ -7,8 +7,7 @@ Checks that --check names a stale region by file, line and kind and exits 1, tha
 leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
 an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
 line (exit 2), that the facts region holds hg_step_facts's output as printed (a TABLE argument passed on to it), that a
-ladder region links
-the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
+ladder region links the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
 captions say the turns ran in a balanced order only for a run whose ladder.json says so, and that the sweep
 regions render from a small sweep (its per-step table, a variant against the step before its step with
 sweep.csv's own verdict where it has one, the grid of split thresholds with the choice in bold, the runs' knobs in
