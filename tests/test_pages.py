@@ -6,8 +6,8 @@
 Checks that --check names a stale region by file, line and kind and exits 1, that --write regenerates it and
 leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
 an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
-line (exit 2), that the facts region holds hg_step_facts's output as printed, that a ladder region links
-the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
+line (exit 2), that the facts region holds hg_step_facts's output as printed (a TABLE argument passed on to it), that a
+ladder region links the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
 captions say the turns ran in a balanced order only for a run whose ladder.json says so, and that the sweep
 regions render from a small sweep (its per-step table, a variant against the step before its step with
 sweep.csv's own verdict where it has one, the grid of split thresholds with the choice in bold, the runs' knobs in
@@ -206,6 +206,21 @@ class PagesTest(unittest.TestCase):
         rc, _, err = self.run_pages("--write", "--facts-bin", self.fake_facts_bin("caption\n\n| t |\n"))
         self.assertEqual(rc, 0, err)
         self.assertEqual(page.read_text(), "<!-- facts:begin -->\ncaption\n\n| t |\n<!-- facts:end -->\n")
+
+    def test_facts_table_argument_reaches_the_binary(self):
+        page = self.root / "docs" / "page.md"
+        page.write_text("<!-- facts:begin -->\n<!-- facts:end -->\n<!-- facts:begin tile_choice -->\n"
+                        "<!-- facts:end -->\n")
+        echo = self.root / "fake_facts_echo"  # prints the argument it was given
+        echo.write_text("#!/bin/sh\necho \"table '$1'\"\n")
+        echo.chmod(0o755)
+        rc, _, err = self.run_pages("--write", "--facts-bin", str(echo))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(page.read_text(), "<!-- facts:begin -->\ntable ''\n<!-- facts:end -->\n"
+                                           "<!-- facts:begin tile_choice -->\ntable 'tile_choice'\n<!-- facts:end -->\n")
+        page.write_text("<!-- facts:begin a b -->\n<!-- facts:end -->\n")
+        rc, _, err = self.run_pages("--check", "--facts-bin", self.fake_facts_bin("x\n"))
+        self.assertEqual((rc, "docs/page.md:1: a facts region names at most one table" in err), (2, True), err)
 
     def test_ladder_links_follow_the_page(self):
         step = registry.ladder()[1]

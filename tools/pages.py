@@ -15,8 +15,9 @@ them, which skips the regions' numbers). The pages are README.md, step*/README.m
 hold which regions is read from their markers. The kinds (PRODUCERS below):
 
     contracts                the ladder of contracts, from steps.json (tools/registry.py)
-    facts                    the steps in numbers: hg_step_facts's output as printed (tools/step_facts.cu);
-                             a page with such a region needs --facts-bin
+    facts [TABLE]            the steps in numbers: hg_step_facts's output as printed (tools/step_facts.cu);
+                             with TABLE (tile_choice: step 11's heuristic), `hg_step_facts TABLE`'s; a page with
+                             such a region needs --facts-bin
     results                  the benchmark's table, from DIR/ladder.csv (tools/plot_results.py)
     ladder STEP [OTHER ...]  STEP against OTHER (default: the ladder step before it) and cuBLAS, per shape and
                              timing method, from DIR/ladder.csv
@@ -151,13 +152,14 @@ class Sources:
                             f"run tools/profile_steps.py, or remove the region")
         return meta, rows
 
-    @functools.cached_property
-    def facts(self):
+    @functools.lru_cache(maxsize=None)
+    def facts(self, table=None):
+        """hg_step_facts's output: the steps' table, or with `table` that table's."""
         if self.facts_bin is None:
             raise PageError("a facts region needs --facts-bin BUILD/hg_step_facts (cmake --build BUILD "
                             "--target hg_step_facts builds it; the target regenerate does both)")
         try:
-            run = subprocess.run([str(self.facts_bin)], capture_output=True, text=True)
+            run = subprocess.run([str(self.facts_bin), *([table] if table else [])], capture_output=True, text=True)
         except OSError as e:
             raise PageError(f"--facts-bin {self.facts_bin}: {e.strerror}: build it with cmake --build BUILD "
                             f"--target hg_step_facts") from None
@@ -193,8 +195,10 @@ def contracts(src, region, page):
 
 
 def facts(src, region, page):
-    no_args(region)
-    return src.facts
+    if len(region.args) > 1:
+        raise PageError(f"a facts region names at most one table (<!-- facts:begin [TABLE] -->), got "
+                        f"'{' '.join(region.args)}'")
+    return src.facts(region.args[0] if region.args else None)
 
 
 def results(src, region, page):

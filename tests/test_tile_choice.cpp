@@ -1,0 +1,160 @@
+// CPU tests of step 11's heuristic (common/kernel/tile_choice.hpp): what forecast_tile predicts for one tile
+// (its tiles, rounds, split, longest worker and idle share, on cases worked out by hand below), that choose_tile
+// takes the smallest predicted time and the first of equals, and that pick_tile honours a forced tile of the
+// menu, refuses one off the menu naming the menu, and says which way the tile was chosen.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/kernel/gemm.hpp"
+#include "common/kernel/stream_k.hpp"
+#include "common/kernel/tile_choice.hpp"
+
+using hg::choose_tile;
+using hg::forecast_tile;
+using hg::StreamKKnobs;
+using hg::TileForecast;
+using hg::TileOption;
+
+namespace {
+
+constexpr int kPairs = 66;  // the H200's CTA pairs (132 SMs, one CTA each)
+constexpr TileOption kWide{256, 256, 1000}, kMid{256, 192, 1000}, kNarrow{256, 128, 1000};
+
+hg::GemmArgs args(int m, int n, int k) {
+  hg::GemmArgs g;
+  g.m = m, g.n = n, g.k = k;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("forecast_tile: 5120 x 5120 x 2048 on 66 pairs, step 10's natural shape") {
+  const StreamKKnobs knobs;
+  // 256 x 256: 20 x 20 = 400 tiles of 32 K tiles; 400 = 6 x 66 + 4, so 7 rounds and step 9's longest worker 224.
+  // The split takes the 4 left over plus one round, 70 tiles = 2240 iterations over 66 pairs, shares of 33 or 34;
+  // 5 whole rounds (160) remain. The longest pair has a 34-K-tile share, writes one part and reads one, at 2 K
+  // tiles each: 160 + 34 + 4 = 198, 26 shorter than 224 (more than 4%), so the plan splits.
+  const TileForecast w = forecast_tile(kWide, 5120, 5120, 2048, kPairs, knobs);
+  CHECK(w.tiles == 400);
+  CHECK(w.k_tiles == 32);
+  CHECK(w.rounds == 7);
+  CHECK(w.plan.sk_tiles == 70);
+  CHECK(w.longest == 198);
+  // Idle: 1 - 400 x 32 / (66 x 198) = 1 - 12800 / 13068 = 2.05%, 21 thousandths (the busy share rounds down).
+  CHECK(w.idle_permille == 21);
+  CHECK(w.predicted == int64_t(198) * 256 * 256);  // at the rate 1000: the longest worker times the tile's area
+  // 256 x 128: 20 x 40 = 800 tiles; 800 = 12 x 66 + 8: 13 rounds, step 9's longest 416. Split: 8 + 66 = 74 tiles,
+  // 2368 iterations, shares of 35 or 36; 11 whole rounds (352) remain; 352 + 36 + 2 x 2 = 392.
+  const TileForecast n = forecast_tile(kNarrow, 5120, 5120, 2048, kPairs, knobs);
+  CHECK(n.tiles == 800);
+  CHECK(n.rounds == 13);
+  CHECK(n.plan.sk_tiles == 74);
+  CHECK(n.longest == 392);
+  CHECK(n.predicted == int64_t(392) * 256 * 128);
+}
+
+TEST_CASE("forecast_tile: a plan without a split, an even round, a ragged edge") {
+  const StreamKKnobs knobs;
+  // 4096^3, 256 x 256: 16 x 16 = 256 tiles of 64 K tiles, 256 = 3 x 66 + 58: 4 rounds, longest 4 x 64 = 256. The
+  // split would save 3 K tiles (256 - 253), less than 4%: no split. Idle 1 - 16384 / 16896 = 3.03%: 31.
+  const TileForecast f = forecast_tile(kWide, 4096, 4096, 4096, kPairs, knobs);
+  CHECK(f.tiles == 256);
+  CHECK(f.rounds == 4);
+  CHECK(f.plan.sk_tiles == 0);
+  CHECK(f.longest == 256);
+  CHECK(f.idle_permille == 31);
+  // 512 x 512 x 640 on 4 pairs: 4 tiles of 10 K tiles, one full round, nothing to split, nobody idle.
+  const TileForecast even = forecast_tile(kWide, 512, 512, 640, 4, knobs);
+  CHECK(even.tiles == 4);
+  CHECK(even.rounds == 1);
+  CHECK(even.plan.sk_tiles == 0);
+  CHECK(even.longest == 10);
+  CHECK(even.idle_permille == 0);
+  // 1000^3, 256 x 256: rows and columns round up, 4 x 4 = 16 tiles, and K up, 16 K tiles. All 16 tiles are split
+  // (16 <= 60% of 66 pairs): 256 iterations over 64 pairs (shares of at least 4), 4 per tile each. An owner
+  // computes 4 and reads 3 parts, 4 + 3 x 2 = 10; idle 1 - 256 / 660 = 61.2%: 613 (1000 - 387).
+  const TileForecast ragged = forecast_tile(kWide, 1000, 1000, 1000, kPairs, knobs);
+  CHECK(ragged.tiles == 16);
+  CHECK(ragged.k_tiles == 16);
+  CHECK(ragged.plan.sk_tiles == 16);
+  CHECK(ragged.plan.sk_workers == 64);
+  CHECK(ragged.longest == 10);
+  CHECK(ragged.idle_permille == 613);
+  // 256 x 192 on 4096 columns: 21 full columns of tiles and one of 64, counted whole (the predicted time pays for it).
+  CHECK(forecast_tile(kMid, 256, 4096, 64, kPairs, knobs).tiles == 22);
+}
+
+TEST_CASE("forecast_tile: the split's knobs reach the plan") {
+  StreamKKnobs off;
+  off.min_share = 100000;  // no share that long: step 9's plan, 7 rounds of 32 K tiles
+  const TileForecast f = forecast_tile(kWide, 5120, 5120, 2048, kPairs, off);
+  CHECK(f.plan.sk_tiles == 0);
+  CHECK(f.longest == 7 * 32);
+  // 1 - 12800 / (66 x 224) = 13.4%: the seventh round's idle pairs.
+  CHECK(f.idle_permille == 135);
+}
+
+TEST_CASE("choose_tile: the smallest predicted time, the first of equals") {
+  const StreamKKnobs knobs;
+  // 5120 x 5120 x 2048: 256 x 128 predicts 392 x 128 against 198 x 256 = 396 x 128 for 256 x 256.
+  const TileOption both[] = {kWide, kNarrow};
+  CHECK(choose_tile(both, 2, 5120, 5120, 2048, kPairs, knobs) == 1);
+  // At 90% of the wide tile's speed per K tile the narrow one predicts 392 / 0.9 = 435.6 x 128: the wide one wins.
+  const TileOption slow[] = {kWide, {256, 128, 900}};
+  CHECK(choose_tile(slow, 2, 5120, 5120, 2048, kPairs, knobs) == 0);
+  // Equal predictions: 4096^3 gives 256 x 256 and 256 x 128 the same, 256 x 65536 = 512 x 32768. The first wins,
+  // whichever it is.
+  CHECK(forecast_tile(kWide, 4096, 4096, 4096, kPairs, knobs).predicted ==
+        forecast_tile(kNarrow, 4096, 4096, 4096, kPairs, knobs).predicted);
+  CHECK(choose_tile(both, 2, 4096, 4096, 4096, kPairs, knobs) == 0);
+  const TileOption reversed[] = {kNarrow, kWide};
+  CHECK(choose_tile(reversed, 2, 4096, 4096, 4096, kPairs, knobs) == 0);
+  // The same tile twice, the second faster: the second; equally fast: the first.
+  const TileOption faster[] = {kWide, {256, 256, 1001}};
+  CHECK(choose_tile(faster, 2, 4096, 4096, 4096, kPairs, knobs) == 1);
+  const TileOption same[] = {kWide, kWide, kWide};
+  CHECK(choose_tile(same, 3, 4096, 4096, 4096, kPairs, knobs) == 0);
+  // Over many shapes: never a tile predicted slower than another, and no earlier tile predicted as fast.
+  const TileOption menu[] = {kWide, kMid, kNarrow};
+  for (int m : {128, 1000, 2304, 5120})
+    for (int n : {64, 1000, 4608, 14336})
+      for (int k : {8, 1000, 8192}) {
+        const int pick = choose_tile(menu, 3, m, n, k, kPairs, knobs);
+        const int64_t best = forecast_tile(menu[pick], m, n, k, kPairs, knobs).predicted;
+        for (int i = 0; i < 3; ++i) {
+          const int64_t t = forecast_tile(menu[i], m, n, k, kPairs, knobs).predicted;
+          CHECK(t >= best);
+          if (i < pick) CHECK(t > best);
+        }
+      }
+}
+
+TEST_CASE("pick_tile: forced, refused, auto") {
+  const StreamKKnobs knobs;
+  const TileOption menu[] = {kWide, kMid, kNarrow};
+  std::string chosen;
+  // Forced: the menu's tile, whatever the heuristic would take (it takes 256 x 128 here).
+  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 192}, &chosen, "Hopper") ==
+        1);
+  CHECK(chosen == "tile=256x192 tile_choice=forced");
+  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 256}, nullptr, "Hopper") ==
+        0);
+  // Auto: choose_tile's, and the line says so.
+  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{}, &chosen, "Hopper") ==
+        choose_tile(menu, 3, 5120, 5120, 2048, kPairs, knobs));
+  CHECK(chosen == "tile=256x128 tile_choice=auto");
+  // Off the menu (128 x 256 is the menu's 256 x 128 transposed): refused, naming the kernel and the whole menu.
+  try {
+    hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{128, 256}, &chosen, "Hopper");
+    FAIL("pick_tile accepted 128x256, which the menu lacks");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) ==
+          "--tile 128x256 is not on the Hopper kernel's menu: give one of 256x256, 256x192, 256x128 or auto");
+  }
+  CHECK_THROWS_AS(
+      hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 64}, nullptr, "Hopper"),
+      std::invalid_argument);
+}
