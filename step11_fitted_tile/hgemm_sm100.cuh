@@ -72,7 +72,7 @@ namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers 
 
 constexpr int BLK_M = 128, BLK_K = 64;  // one consumer's outputs per CTA: 128 x BN (BN, the tile's N: below)
 constexpr int kGroupRows = 2;            // L2 groups of 2 pair-tile rows: 8 tile rows
-constexpr int kConsumers = 2;            // consumer c: its own A rows, the shared B, TMEM BN*c..
+constexpr int kConsumers = 2;            // consumer c: its own A rows, the shared B, TMEM 256c..
 constexpr int MMA_M = 2 * BLK_M;                     // one consumer's pair tile: 256 x BN (step 8's)
 constexpr int CLUSTER_TILE_M = kConsumers * MMA_M;   // the pair's tile: 512 x BN
 constexpr int MMA_K = 16;                            // tcgen05.mma kind::f16 consumes K = 16 per instruction

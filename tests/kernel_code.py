@@ -40,11 +40,13 @@ def kernel_prefix(step, ns):
 
 
 def template_args(name, prefix):
-    """(pipe_depth or None, break number) of a mangled hgemm_kernel instance."""
-    m = re.match(re.escape(prefix) + r"(?:Li(\d+)E)?LN2hg5BreakE(\d+)E", name)
+    """(pipe_depth or None, break number) of a mangled hgemm_kernel instance. The pipe depth is the last integer
+    before the Break (a step with a menu of tiles has the tile's width before it: <BN, PIPE_DEPTH, BREAK>)."""
+    m = re.match(re.escape(prefix) + r"((?:Li\d+E)*)LN2hg5BreakE(\d+)E", name)
     if not m:
         return None
-    return (int(m.group(1)) if m.group(1) else None, int(m.group(2)))
+    ints = re.findall(r"Li(\d+)E", m.group(1))
+    return (int(ints[-1]) if ints else None, int(m.group(2)))
 
 
 def arch_namespace(arch):

@@ -233,6 +233,46 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
 #undef HG_RING
 }
 
+// A step with a menu of tiles (step 11): the same checks for each tile of each kernel's kTiles, at each depth. Its
+// constants that depend on the tile's width BN live in Tile<BN>; the shared-memory map is Smem<BN, depth>.
+template <int BN, int D, typename Fn>
+void for_tile(Fn&& fn) {
+  fn(std::integral_constant<int, BN>{}, std::integral_constant<int, D>{});
+}
+#define HG_MENU_TILE(NS, ARCH, I, D, ...)                                                                      \
+  for_tile<NS::ARCH::kTiles[I].n, D>([&](auto bn, auto depth) {                                                \
+    constexpr int BN = decltype(bn)::value, DEPTH = decltype(depth)::value;                                   \
+    const std::string name = std::string(#NS " ") + std::to_string(NS::ARCH::kTiles[I].m) + "x" +             \
+                             std::to_string(BN) + " depth " + std::to_string(DEPTH);                          \
+    __VA_ARGS__                                                                                                \
+  })
+#define HG_MENU_EACH(NS, ARCH, D, ...)                                                                         \
+  static_assert(sizeof(NS::ARCH::kTiles) / sizeof(NS::ARCH::kTiles[0]) == 3, "the menus have three tiles");    \
+  HG_MENU_TILE(NS, ARCH, 0, D, __VA_ARGS__);                                                                   \
+  HG_MENU_TILE(NS, ARCH, 1, D, __VA_ARGS__);                                                                   \
+  HG_MENU_TILE(NS, ARCH, 2, D, __VA_ARGS__)
+
+TEST_CASE("cutlass: every tile of a menu: Blackwell instruction and shared-memory descriptors, Hopper wgmma's") {
+#define HG_MENU(NS, NAME, D)                                                                                   \
+  HG_MENU_EACH(NS, sm100, D, {                                                                                 \
+    using S = NS::sm100::Smem<BN, DEPTH>;                                                                      \
+    check_instr_desc<NS::sm100::MMA_M, BN>(name);                                                              \
+    check_sm100_smem_descs<NS::sm100::kConsumers * NS::sm100::BLK_M, NS::sm100::BLK_K, NS::sm100::MMA_K, DEPTH, \
+                           NS::sm100::BLK_M>(name + " A", offsetof(S, A), sizeof(S::A) / DEPTH);               \
+    check_sm100_smem_descs<NS::sm100::Tile<BN>::B_ROWS, NS::sm100::BLK_K, NS::sm100::MMA_K, DEPTH>(             \
+        name + " B", offsetof(S, B), sizeof(S::B) / DEPTH);                                                    \
+  });                                                                                                          \
+  HG_MENU_EACH(NS, sm90, D, {                                                                                  \
+    using S = NS::sm90::Smem<BN, DEPTH>;                                                                       \
+    check_sm90_descs<NS::sm90::BLK_M, NS::sm90::WGMMA_M, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(            \
+        name + " A", offsetof(S, A), sizeof(S::A) / DEPTH);                                                    \
+    check_sm90_descs<BN, BN, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(name + " B", offsetof(S, B),            \
+                                                                     sizeof(S::B) / DEPTH);                   \
+  });
+  HG_ORACLE_MENUS(HG_MENU)
+#undef HG_MENU
+}
+
 TEST_CASE("cutlass: the 128B swizzle equals CuTe's swizzled K-major layout for every element of a tile") {
   using namespace cute;
   // Operand tiles (128 x 64) and the D staging boxes (128 rows x 64 columns) share this layout.
