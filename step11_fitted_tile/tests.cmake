@@ -1,6 +1,6 @@
 # This step's tests, included by tests/CMakeLists.txt (which defines the hg_* functions) with `step` set to this
 # step's name and `prev_step` to the previous one's, so the file names neither. Step 10's kernels with the tile's
-# width a template parameter: the Hopper kernel issues wgmma with N = 192 and 128 besides 256.
+# width a template parameter: the Hopper kernel issues wgmma with N = 192 (new) and 128 (step 1's) besides 256.
 set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}})
 set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} m64n192k16 m64n128k16)
 set(HG_PTX_NOT_${step} ${HG_PTX_NOT_${prev_step}})
@@ -12,6 +12,11 @@ hg_cli_test(${step}/help_tile 0 "--tile" $<TARGET_FILE:${step}> --help)
 add_test(NAME gpu/${step}/tile_not_on_menu
          COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "menu" $<TARGET_FILE:${step}> --tile 256x64)
 set_tests_properties(gpu/${step}/tile_not_on_menu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+# The result line says which tile ran and whether it was asked for.
+add_test(NAME gpu/${step}/tile_in_result_line
+         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 0 "tile=256x192 tile_choice=forced" $<TARGET_FILE:${step}>
+                 --m 1000 --n 1000 --k 1000 --tile 256x192)
+set_tests_properties(gpu/${step}/tile_in_result_line PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 # Every tile of the menu at ragged shapes (no dimension a multiple of its tile), both input modes: --init int is
 # bit-exact, so an element added twice, lost or written outside D fails.
 foreach(tile 256x256 256x192 256x128)
