@@ -3,8 +3,8 @@
 
     tools/ladder_median.py RUN_DIR... [--out DIR (default docs/results)] [--allow-fewer]
 
-RUN_DIR: the --out directory of one `hgemm_bench` run each (ladder.csv, ladder.json; power.csv if nvidia-smi
-logged it). One run on this power-capped GPU moves by several percent, and a page's comparison of two steps
+RUN_DIR: the --out directory of one `hgemm_bench` run each (ladder.csv, ladder.json; samples.csv, and power.csv if
+nvidia-smi logged it). One run on this power-capped GPU moves by several percent, and a page's comparison of two steps
 must not flip with the next run, so the pages read the median of at least three whole runs (fewer are refused,
 exit 2, unless --allow-fewer). Writes into DIR:
 
@@ -15,6 +15,7 @@ exit 2, unless --allow-fewer). Writes into DIR:
                verified=0 and no time.
   ladder.json  the first run's metadata, with runs (how many) and dates_utc (each run's date).
   power.csv    the runs' nvidia-smi logs, one after the other.
+  samples.csv  the first run's timed launches (the runs' others stay in their directories).
   ladder_runs/runN.csv, runN.json   each run as it came (the runs must agree on GPU, steps, shapes and timing).
 """
 import argparse
@@ -80,12 +81,12 @@ def combine(run_dirs):
     return fields + ["runs", "pct_cublas_min", "pct_cublas_max"], out, meta
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", type=pathlib.Path)
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path("docs/results"))
     ap.add_argument("--allow-fewer", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if len(a.runs) < 3 and not a.allow_fewer:
         print(f"ladder_median: {len(a.runs)} run(s) given: a comparison needs the median of at least three whole "
               "runs (or pass --allow-fewer for a look)", file=sys.stderr)
@@ -112,6 +113,8 @@ def main():
             power += lines if not power else lines[1:]
     if power:
         (a.out / "power.csv").write_text("\n".join(power) + "\n")
+    if (a.runs[0] / "samples.csv").is_file():
+        shutil.copyfile(a.runs[0] / "samples.csv", a.out / "samples.csv")
     print(f"ladder_median: {len(rows)} rows, the median of {len(a.runs)} runs, written to {a.out}")
     return 0
 
