@@ -4,7 +4,8 @@
 //   cmake --preset default && cmake --build build --target hgemm_bench
 //   ./build/hgemm_bench --out docs/results      # at default_bench_shapes() (common/harness/bench.hpp)
 //   ./build/hgemm_bench --shape 2048x2048x2048 --iters 200  # any shapes the steps accept
-//   tools/run_benchmark.sh does both and redraws the chart and the pages' tables (tools/pages.py).
+//   tools/run_benchmark.sh builds it, runs it three times and combines the runs into their median
+//   (tools/ladder_median.py), then redraws the chart and the pages' tables (tools/pages.py).
 //   ./build/hgemm_bench --sweep tools/sweep_shapes.csv --steps step9_multi_consumer,step10_stream_k --out run1
 //                                               # layers of published models; tools/sweep_summary.py
 //                                               # combines runs (add --plan to see the run without a GPU;

@@ -76,7 +76,8 @@ def payoff_table(entries, payoff, meta, rows, link, note=""):
         f"Each step's idea and what it bought, with its speed at {plot_results.shape_name(shape)} under the "
         f"**{named}** timing method" + (f" (and its % of cuBLAS under **{shown[1]}**)" if len(shown) > 1 else "") +
         f": `hgemm_bench` on one {meta['gpu']} on {meta['date_utc'][:10]}, every kernel verified, then timed "
-        f"interleaved with cuBLAS ({plot_results.method_text(meta)}); % of cuBLAS compares with cuBLAS timed the "
+        f"interleaved with cuBLAS{plot_results.order_text(meta)}{plot_results.runs_clause(meta)} "
+        f"({plot_results.method_text(meta)}); % of cuBLAS compares with cuBLAS timed the "
         f"same way. A step slower than the one before says so in its clause. "
         + (f"Not timed: {' and '.join(untimed)}, whose kernels compute one output tile, a check of the data path "
            "rather than a GEMM to time (steps.json's ladder); they are shown for the idea they add. " if untimed
