@@ -9,8 +9,10 @@ loses beyond the spread, at TIE its median is lower but within the spread. Where
 sk_plan itself (the kernels' plan_stream_k), so the right answer is known: the choice must not split at LOSS and
 must split at WIN, although the candidates that split at BIG (all of which split at LOSS too) have the best median
 and mean gains; every candidate that splits at LOSS has the planted loss as its worst; TIE costs nothing.
-Also: a sweep.csv without the forced split's rows, and fewer than three runs, are refused. Python standard
-library only.
+Also: a sweep.csv without the forced split's rows (the sweep with the knobs at their defaults), and fewer than
+three runs, are refused; and without --sweep the chooser reads the committed forced sweep
+(docs/results/sweep_forced/sweep.csv) and makes of it the committed docs/results/sk_knobs.csv, byte for byte.
+Python standard library only.
 """
 import contextlib
 import csv
@@ -124,7 +126,17 @@ class ChooseSkKnobsTest(unittest.TestCase):
     def test_without_the_forced_split_rows_it_is_refused(self):
         rc, _, err, _ = self.choose(sweep_rows(steps=(S9,)))
         self.assertEqual(rc, 2)
-        self.assertIn("no rows of step10_stream_k+split: run hgemm_bench --sweep with --sk-forced", err)
+        self.assertIn("no rows of step10_stream_k+split: give --sweep the sweep.csv of runs of hgemm_bench --sweep "
+                      "with --sk-forced", err)
+
+    def test_by_default_the_committed_forced_sweep_gives_the_committed_choice(self):
+        out = self.dir / "sk_knobs.csv"
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            rc = choose_sk_knobs.main(["--sk-plan", SK_PLAN, "--workers", str(WORKERS), "--out", str(out)])
+        self.assertEqual(rc, 0, err.getvalue())
+        self.assertEqual(out.read_text(), (ROOT / "docs" / "results" / "sk_knobs.csv").read_text(),
+                         "docs/results/sk_knobs.csv is not what tools/choose_sk_knobs.py makes of the forced sweep: "
+                         "run it again (docs/lab_step10_stream_k.md says how)")
 
     def test_fewer_than_three_runs_are_refused(self):
         rc, _, err, _ = self.choose(sweep_rows(runs=2))

@@ -3,18 +3,21 @@
 
     python3 tests/test_pages.py        (CTest: pages/generator)
 
-Checks that --check names a stale region by file, line and kind and exits 1, that --write regenerates it and
-leaves the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker in code is no region, that a begin without its end,
-an end without its begin, an unknown kind or a facts region without --facts-bin is an error naming the file and
-line (exit 2), that the facts region holds hg_step_facts's output as printed (a TABLE argument passed on to it), that a
-ladder region links the way its page does (\\ref in docs/, a relative Markdown link in a step's README), that the tables'
-captions say the turns ran in a balanced order only for a run whose ladder.json says so, and that the sweep
-regions render from a small sweep (its per-step table, a variant against the step before its step with
-sweep.csv's own verdict where it has one, the grid of split thresholds with the choice in bold, the runs' knobs in
-the caption) while a missing file, runs that differ or bad arguments are errors naming the page and line, and that
-the payoff and group tables render from a small registry and run (a step the benchmark does not time shown without
-numbers, the named method first, a step slower than the one before refused unless its clause says so, a missing
-step or shape named), and from the checkout's own on a page; and that the registry refuses an unknown field.
+Checks that --check names a stale region by file, line and kind and exits 1, that --write regenerates it and leaves
+the rest of the page byte-identical, that --results picks the run the tables and the chart come from, that a marker
+in code is no region, that a begin without its end, an end without its begin, an unknown kind or a facts region
+without --facts-bin is an error naming the file and line (exit 2), that the facts region holds hg_step_facts's
+output as printed (a TABLE argument passed on to it), that a ladder region links the way its page does (\\ref in
+docs/, a relative Markdown link in a step's README), that the tables' captions say the turns ran in a balanced order
+only for a run whose ladder.json says so, and that the sweep regions render from a small sweep (its per-step table,
+a variant against the step before its step with sweep.csv's own verdict where it has one, the grid of split
+thresholds with the choice in bold, the runs' knobs in the caption), that a sweep region's dir= renders the sweep
+summarized in that folder instead (the forced one) and that a shape every kernel of a shapes table skipped is left
+out with a word in the caption, while a missing file, runs that differ, bad arguments or a dir= that names no folder
+are errors naming the page and line, and that the payoff and group tables render from a small registry and run (a
+step the benchmark does not time shown without numbers, the named method first, a step slower than the one before
+refused unless its clause says so, a missing step or shape named), and from the checkout's own on a page; and that
+the registry refuses an unknown field.
 Python standard library only.
 """
 import contextlib
@@ -70,6 +73,23 @@ RUN_JSON = {"gpu": "NVIDIA H200", "sm_count": 132, "kernel": "sm90", "driver": "
             "kernel_order": "balanced", "methods": {"burst": {"settle_ms": 0}, "sustained": {"settle_ms": 50}},
             "settle_ms": 50, "stream_k": {"min_share": 4, "rounds": 1, "min_saving_pct": 10, "part_cost": 2},
             "sk_forced": True}
+# The sweep with the knobs at their defaults, in docs/results itself when the forced one is in a folder below it
+# (dir=): no forced split, one shape the steps time and one they skip (their shape rule), which cuBLAS times.
+DEFAULT_SWEEP_CSV = """\
+{header}
+M1,attn,512,4096,4096,burst,{s9},3,60.0,59.5,60.5,400.0,,,,cfg
+M1,attn,512,4096,4096,burst,{s10},3,71.0,70.5,71.5,473.3,{s9},win,,cfg
+M1,attn,512,4096,4096,burst,cublas,3,100.0,100.0,100.0,666.7,,,,cfg
+M1,odd,1000,4096,4096,burst,{s9},0,,,,,,,skipped: M must be a multiple of 128 (BLK_M),cfg
+M1,odd,1000,4096,4096,burst,{s10},0,,,,,{s9},,skipped: M must be a multiple of 128 (BLK_M),cfg
+M1,odd,1000,4096,4096,burst,cublas,3,100.0,100.0,100.0,650.0,,,,cfg
+""".format(s9=S9, s10=S10, header=",".join(sweep_summary.SHAPE_COLUMNS))
+DEFAULT_SWEEP_STEPS_CSV = """\
+step,method,runs,shapes,pct_cublas_median,pct_cublas_worst,worst_shape,previous,wins,losses,ties,claims
+{s9},burst,3,1,60.0,60.0,M1 attn 512x4096x4096,,0,0,0,yes
+{s10},burst,3,1,71.0,71.0,M1 attn 512x4096x4096,{s9},1,0,0,yes
+""".format(s9=S9, s10=S10)
+DEFAULT_KNOBS = {**RUN_JSON["stream_k"], "min_saving_pct": 4, "full_split_max_pct": 60}
 SWEEP_PAGE = """\
 Steps:
 
@@ -294,6 +314,57 @@ class PagesTest(unittest.TestCase):
         page = self.write_sweep(runs=({"stream_k": knobs},))
         self.assertEqual(self.run_pages("--write")[0], 0)
         self.assertIn("--sk-part-cost 2 --sk-full-split-max 60`;", page.read_text())
+
+    def test_a_sweep_region_renders_the_sweep_its_dir_names(self):
+        # The forced sweep in docs/results/sweep_forced, the default one in docs/results.
+        self.write_sweep()
+        results = self.root / "docs" / "results"
+        forced = results / "sweep_forced"
+        forced.mkdir()
+        for name in ("sweep.csv", "sweep_steps.csv", "sweep_runs"):
+            (results / name).rename(forced / name)
+        (results / "sweep.csv").write_text(DEFAULT_SWEEP_CSV)
+        (results / "sweep_steps.csv").write_text(DEFAULT_SWEEP_STEPS_CSV)
+        (results / "sweep_runs").mkdir()
+        for i in range(3):
+            (results / "sweep_runs" / f"run{i + 1}.json").write_text(
+                json.dumps({**RUN_JSON, "stream_k": DEFAULT_KNOBS, "sk_forced": False}))
+        page = self.root / "docs" / "page.md"
+        page.write_text("<!-- sweep:begin steps -->\n<!-- sweep:end -->\n\n"
+                        "<!-- sweep:begin shapes step10_stream_k -->\n<!-- sweep:end -->\n\n"
+                        "<!-- sweep:begin shapes step10_stream_k+split dir=sweep_forced -->\n<!-- sweep:end -->\n")
+        rc, _, err = self.run_pages("--write")
+        self.assertEqual(rc, 0, err)
+        default, shapes, forced_shapes, _ = page.read_text().split("<!-- sweep:end -->")
+        # Without dir=: docs/results, its runs and knobs, its medians.
+        self.assertIn("3 runs of `hgemm_bench --sweep` (`docs/results/sweep_runs/`)", default)
+        self.assertIn("--sk-min-saving 4 --sk-part-cost 2 --sk-full-split-max 60`.", default)
+        self.assertIn(f"| {S10} | burst | 3 | 1 | 71.0% | 71.0% | M1 attn 512x4096x4096 | {S9} | 1 | 0 | 0 |", default)
+        self.assertNotIn("sweep_forced", default)
+        # A shape every kernel of the table skipped is left out, and the caption says so.
+        self.assertIn("| M1, attn | 512 x 4096 x 4096 | burst | 60.0% (59.5 to 60.5) | 71.0% (70.5 to 71.5) | win |",
+                      shapes)
+        self.assertNotIn("1000 x 4096 x 4096", shapes)
+        self.assertIn("Left out: the 1 shapes of the sweep that every one of these kernels skipped", shapes)
+        # With dir=sweep_forced: that folder's runs, knobs and rows, the forced split among them.
+        self.assertIn("(`docs/results/sweep_forced/sweep_runs/`)", forced_shapes)
+        self.assertIn("from `docs/results/sweep_forced/sweep.csv`", forced_shapes)
+        self.assertIn("--sk-min-saving 10 --sk-part-cost 2` and no limit on splitting every tile", forced_shapes)
+        self.assertIn("| M1, attn | 512 x 4096 x 4096 | burst | 60.0% (59.5 to 60.5) | 70.0% (69.5 to 70.5) | win | "
+                      "58.0% (57.8 to 58.2) | loss |", forced_shapes)
+        self.assertNotIn("Left out", forced_shapes)
+        self.assertEqual(self.run_pages("--check")[0], 0)
+        # The default sweep has no forced split: without dir= the same region is an error.
+        page.write_text("<!-- sweep:begin shapes step10_stream_k+split -->\n<!-- sweep:end -->\n")
+        rc, _, err = self.run_pages("--check")
+        self.assertEqual((rc, "has no rows of step10_stream_k+split" in err), (2, True), err)
+        # A folder that is not there, a path instead of a folder's name, dir= alone.
+        for args, want in ((" steps dir=nowhere", "dir=nowhere: "), (" steps dir=../results", "name one folder"),
+                           (" shapes dir=sweep_forced", "a sweep region is"),
+                           (" dir=sweep_forced steps", "a sweep region is")):
+            page.write_text(f"<!-- sweep:begin{args} -->\n<!-- sweep:end -->\n")
+            rc, _, err = self.run_pages("--check")
+            self.assertEqual((rc, "docs/page.md:1: " in err, want in err), (2, True, True), err)
 
     def test_sweep_region_errors(self):
         page = self.write_sweep()

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Choose step 10's split thresholds (--sk-min-saving, --sk-part-cost) from the sweep of real layer shapes.
 
-    tools/choose_sk_knobs.py --sk-plan build/sk_plan --workers 66 [--sweep docs/results/sweep.csv]
+    tools/choose_sk_knobs.py --sk-plan build/sk_plan --workers 66 [--sweep docs/results/sweep_forced/sweep.csv]
                              [--out docs/results/sk_knobs.csv] [--min-share N] [--rounds N]
                              [--min-saving 0,2,4,...,12,15,20] [--part-cost 0,1,2,3,4,6,8]
 
-Reads the per-shape medians of sweep.csv (tools/sweep_summary.py over runs of hgemm_bench --sweep ... --steps
-step9_multi_consumer,step10_stream_k --sk-forced) for step10_stream_k+split (the split wherever the plan can make
-one) and step9_multi_consumer (no split: what step 10 launches where its plan does not split), by every timing
-method in the file (burst and sustained). sk_plan (tools/sk_plan.cpp: the kernels' own plan_stream_k) says where
-each candidate (min_saving, part_cost) of the grid splits, on --workers workers with the run's --min-share and
---rounds (give them if the runs did; sk_plan's defaults are the benchmark's).
+Reads the per-shape medians of the forced sweep's sweep.csv (tools/sweep_summary.py --out
+docs/results/sweep_forced over runs of hgemm_bench --sweep ... --steps step9_multi_consumer,step10_stream_k
+--sk-forced; docs/results/sweep.csv is the sweep with the knobs at their defaults, which has no forced split) for
+step10_stream_k+split (the split wherever the plan can make one) and step9_multi_consumer (no split: what step
+10 launches where its plan does not split), by every timing method in the file (burst and sustained). sk_plan
+(tools/sk_plan.cpp: the kernels' own plan_stream_k) says where each candidate (min_saving, part_cost) of the grid
+splits, on --workers workers with the run's --min-share and --rounds (give them if the runs did; sk_plan's
+defaults are the benchmark's).
 
 At each shape and method a candidate that splits gets the change of the forced split against step 9, in % of
 step 9's % of cuBLAS; one that does not split, 0. A change within the spread (sweep_summary's verdict: the
@@ -39,6 +41,7 @@ import sweep_summary
 from sweep_summary import InputError
 
 SPLIT, NO_SPLIT = "step10_stream_k+split", "step9_multi_consumer"
+FORCED_SWEEP = "sweep_forced/sweep.csv"  # under docs/results: the sweep with the split forced, which chose the knobs
 COLUMNS = ["min_saving", "part_cost", "worst_loss_pct", "median_gain_pct", "mean_gain_pct", "shapes_split", "shapes",
            "chosen"]
 
@@ -81,7 +84,8 @@ def weigh(plan, combined, prefer_part_cost=2):
     """The rows of sk_knobs.csv, the chosen one marked."""
     methods = sorted({key[3] for key in combined if key[4] == SPLIT})
     if not methods:
-        raise InputError(f"no rows of {SPLIT}: run hgemm_bench --sweep with --sk-forced, then sweep_summary.py")
+        raise InputError(f"no rows of {SPLIT}: give --sweep the sweep.csv of runs of hgemm_bench --sweep with "
+                         f"--sk-forced (sweep_summary.py over them; docs/results/{FORCED_SWEEP})")
     shapes = list(dict.fromkeys((r["m"], r["n"], r["k"]) for r in plan))
     if not shapes:
         raise InputError("no shape of the sweep that step 10 runs (sk_plan skipped them all)")
@@ -111,8 +115,9 @@ def main(argv=None):
                                                  "sweep's medians.")
     parser.add_argument("--sk-plan", required=True, help="the sk_plan binary (build/sk_plan)")
     parser.add_argument("--workers", required=True, type=int, help="persistent workers (CTA pairs): 66 on the H200")
-    parser.add_argument("--sweep", default=str(registry.ROOT / "docs" / "results" / "sweep.csv"),
-                        help="sweep_summary.py's sweep.csv (default: docs/results/sweep.csv)")
+    parser.add_argument("--sweep", default=str(registry.ROOT / "docs" / "results" / FORCED_SWEEP),
+                        help=f"sweep_summary.py's sweep.csv of runs with --sk-forced (default: docs/results/"
+                             f"{FORCED_SWEEP})")
     parser.add_argument("--out", default=str(registry.ROOT / "docs" / "results" / "sk_knobs.csv"),
                         help="where the candidates go (default: docs/results/sk_knobs.csv)")
     for flag in ("--min-share", "--rounds", "--full-split-max", "--min-saving", "--part-cost", "--pair-tile"):

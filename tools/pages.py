@@ -28,6 +28,8 @@ hold which regions is read from their markers. The kinds (PRODUCERS below):
     sweep shapes KERNEL      KERNEL (a step, or a variant such as step10_stream_k+split) at every shape of the
                              sweep against the step before it, from DIR/sweep.csv and DIR/sweep_runs/*.json
     sweep knobs              the candidates of step 10's split thresholds and the choice, from DIR/sk_knobs.csv
+                             (each sweep kind takes dir=SUB: the files from DIR/SUB instead, another sweep
+                             summarized there, such as sweep_forced, the runs with the split forced)
     payoff                   every step's idea, what it bought and its speed at steps.json's payoff shape and
                              timing method, from steps.json and DIR/ladder.csv (tools/payoff_tables.py)
     group FIRST [LAST]       the steps FIRST to LAST (default FIRST alone): scope, what each reuses, its contract,
@@ -225,17 +227,32 @@ def profile(src, region, page):
     return plot_results.profile_table(*src.profile, step)
 
 
-SWEEP_USAGE = "<!-- sweep:begin steps -->, <!-- sweep:begin shapes KERNEL --> or <!-- sweep:begin knobs -->"
+SWEEP_USAGE = ("<!-- sweep:begin steps -->, <!-- sweep:begin shapes KERNEL --> or <!-- sweep:begin knobs -->, "
+               "each with an optional dir=SUB last")
+SWEEP_DIR_RE = re.compile(r"dir=(?P<sub>.*)")
+SUB_RE = re.compile(r"[A-Za-z0-9_-]+")  # one folder right below the results directory
 
 
 def sweep(src, region, page):
-    table, *rest = region.args or [""]
+    args = list(region.args)
+    sub = ""
+    m = SWEEP_DIR_RE.fullmatch(args[-1]) if args else None
+    if m:
+        sub = m.group("sub")
+        args.pop()
+        if not SUB_RE.fullmatch(sub):
+            raise PageError(f"dir={sub}: name one folder of the results directory (letters, digits, _ and -), "
+                            f"such as dir=sweep_forced")
+        if not (src.results_dir / sub).is_dir():
+            raise PageError(f"dir={sub}: {src.results_dir / sub} is not a folder: summarize that sweep's runs into "
+                            f"it (tools/sweep_summary.py RUN.csv... --out docs/results/{sub}) or fix the name")
+    table, *rest = args or [""]
     try:
         if table in ("steps", "knobs") and not rest:
-            return sweep_tables.steps_table(src.results_dir) if table == "steps" else \
-                sweep_tables.knobs_table(src.results_dir)
+            return sweep_tables.steps_table(src.results_dir, sub) if table == "steps" else \
+                sweep_tables.knobs_table(src.results_dir, sub)
         if table == "shapes" and len(rest) == 1:
-            return sweep_tables.shapes_table(src.results_dir, rest[0])
+            return sweep_tables.shapes_table(src.results_dir, rest[0], sub)
     except sweep_tables.TableError as e:
         raise PageError(str(e)) from None
     raise PageError(f"a sweep region is {SWEEP_USAGE}, got arguments '{' '.join(region.args)}'")

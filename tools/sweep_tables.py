@@ -1,10 +1,11 @@
 """The tables of the sweep of real layer shapes, for the pages' sweep regions (tools/pages.py).
 
-From a results directory DIR (docs/results): sweep_steps.csv and sweep.csv (tools/sweep_summary.py over the runs
-of `hgemm_bench --sweep`), the runs' own sweep_runs/*.json (hgemm_bench's sweep_run.json of each run: what the
-captions say about the GPU, the timing and the stream-K knobs), and sk_knobs.csv (tools/choose_sk_knobs.py).
-This module only reads and renders; a missing or malformed file raises TableError, whose message says which file
-and what makes it. Python standard library only.
+From a results directory DIR (docs/results), or one sweep's folder below it (SUB: DIR/SUB, such as
+sweep_forced, the runs with the split forced that chose the knobs): sweep_steps.csv and sweep.csv
+(tools/sweep_summary.py over the runs of `hgemm_bench --sweep`), the runs' own sweep_runs/*.json (hgemm_bench's
+sweep_run.json of each run: what the captions say about the GPU, the timing and the stream-K knobs), and
+sk_knobs.csv (tools/choose_sk_knobs.py). This module only reads and renders; a missing or malformed file raises
+TableError, whose message says which file and what makes it. Python standard library only.
 """
 import csv
 import json
@@ -17,52 +18,66 @@ RUNS_DIR = "sweep_runs"
 # The run metadata that must agree across the runs of one summary (their dates may differ).
 SAME_IN_EVERY_RUN = ["gpu", "sm_count", "kernel", "driver", "cuda_runtime", "cublas", "iters", "rounds", "warmup",
                      "kernel_order", "methods", "stream_k", "sk_forced"]
-MADE_BY = {"sweep_steps.csv": "tools/sweep_summary.py over the sweep's runs",
-           "sweep.csv": "tools/sweep_summary.py over the sweep's runs",
-           "sk_knobs.csv": "tools/choose_sk_knobs.py --sk-plan BUILD/sk_plan --workers 66"}
+SHOWN = "docs/results"  # how the captions name the results directory
+# What writes each file, {out}: the folder it goes to, as the captions name it.
+MADE_BY = {"sweep_steps.csv": "tools/sweep_summary.py over the sweep's runs (--out {out})",
+           "sweep.csv": "tools/sweep_summary.py over the sweep's runs (--out {out})",
+           "sk_knobs.csv": "tools/choose_sk_knobs.py --sk-plan BUILD/sk_plan --workers 66 (--out {out}/sk_knobs.csv)"}
 
 
 class TableError(Exception):
     """A sweep table that cannot be made: the message names the file and what makes it."""
 
 
-def need(results_dir, name):
-    """DIR/name, which must exist."""
-    path = results_dir / name
+def shown(sub):
+    """The sweep's folder as the captions name it: docs/results, or docs/results/SUB."""
+    return f"{SHOWN}/{sub}" if sub else SHOWN
+
+
+def made_by(name, sub):
+    return MADE_BY[name].format(out=shown(sub))
+
+
+def need(results_dir, sub, name):
+    """DIR/SUB/name, which must exist."""
+    path = results_dir / sub / name
     if not path.is_file():
-        raise TableError(f"a sweep region needs {path}, which does not exist: run {MADE_BY[name]} "
+        raise TableError(f"a sweep region needs {path}, which does not exist: run {made_by(name, sub)} "
                          f"(docs/lab_step10_stream_k.md says how), or remove the region")
     return path
 
 
-def read_table(results_dir, name, columns):
-    """The rows (dicts) of DIR/name, which must hold `columns`."""
-    path = need(results_dir, name)
+def read_table(results_dir, sub, name, columns):
+    """The rows (dicts) of DIR/SUB/name, which must hold `columns`."""
+    path = need(results_dir, sub, name)
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
         missing = [c for c in columns if c not in (reader.fieldnames or [])]
         if missing:
-            raise TableError(f"{path}: no column {', '.join(missing)} (is it the file {MADE_BY[name]} writes?)")
+            raise TableError(f"{path}: no column {', '.join(missing)} (is it the file {made_by(name, sub)} "
+                             f"writes?)")
         rows = list(reader)
     if not rows:
-        raise TableError(f"{path} has no rows: run {MADE_BY[name]} again")
+        raise TableError(f"{path} has no rows: run {made_by(name, sub)} again")
     return rows
 
 
-def read_combined(results_dir):
-    """sweep.csv as sweep_summary.read_combined reads it."""
+def read_combined(results_dir, sub):
+    """DIR/SUB/sweep.csv as sweep_summary.read_combined reads it."""
     try:
-        return sweep_summary.read_combined(need(results_dir, "sweep.csv"))
+        return sweep_summary.read_combined(need(results_dir, sub, "sweep.csv"))
     except sweep_summary.InputError as e:
         raise TableError(str(e)) from None
 
 
-def load_runs(results_dir):
-    """The metadata of the sweep's runs, DIR/sweep_runs/*.json, in name order; they must agree but for the date."""
-    paths = sorted((results_dir / RUNS_DIR).glob("*.json"))
+def load_runs(results_dir, sub):
+    """The metadata of the sweep's runs, DIR/SUB/sweep_runs/*.json, in name order; they must agree but for the
+    date."""
+    folder = results_dir / sub / RUNS_DIR
+    paths = sorted(folder.glob("*.json"))
     if not paths:
-        raise TableError(f"a sweep region needs the runs' metadata, {results_dir / RUNS_DIR}/*.json (each run's "
-                         f"sweep_run.json from hgemm_bench --sweep), and there is none: copy them there")
+        raise TableError(f"a sweep region needs the runs' metadata, {folder}/*.json (each run's sweep_run.json "
+                         f"from hgemm_bench --sweep), and there is none: copy them there")
     metas = []
     for path in paths:
         try:
@@ -89,11 +104,11 @@ def knobs_text(knobs):
     return text + "` and no limit on splitting every tile (the runs predate `--sk-full-split-max`)"
 
 
-def runs_text(metas):
+def runs_text(metas, sub):
     """The captions' account of the runs: where, when, how timed, with which knobs."""
     m = metas[0]
     dates = ", ".join(sorted({meta["date_utc"][:10] for meta in metas}))
-    text = (f"{len(metas)} runs of `hgemm_bench --sweep` (`docs/results/{RUNS_DIR}/`), each one process, on one "
+    text = (f"{len(metas)} runs of `hgemm_bench --sweep` (`{shown(sub)}/{RUNS_DIR}/`), each one process, on one "
             f"{m['gpu']} ({m['sm_count']} SMs, {m['kernel']} kernels, driver {m['driver']}, CUDA "
             f"{m['cuda_runtime']}, cuBLAS {m['cublas']}) on {dates}: per kernel the median of {m['iters']} timed "
             f"launches in {m['rounds']} interleaved rounds{plot_results.order_text(m)} after {m['warmup']} "
@@ -109,14 +124,14 @@ def pct(value):
     return f"{float(value):.1f}%"
 
 
-def steps_table(results_dir):
-    """Per step and timing method, over the sweep's shapes: sweep_steps.csv."""
-    rows = read_table(results_dir, "sweep_steps.csv", sweep_summary.STEP_COLUMNS)
+def steps_table(results_dir, sub=""):
+    """Per step and timing method, over the sweep's shapes: DIR/SUB/sweep_steps.csv."""
+    rows = read_table(results_dir, sub, "sweep_steps.csv", sweep_summary.STEP_COLUMNS)
     lines = [
-        runs_text(load_runs(results_dir)) + " Per step and method over the shapes it ran: the median and the "
-        "worst of its medians, and against the step before it its wins, losses and ties, a win or a loss only "
+        runs_text(load_runs(results_dir, sub), sub) + " Per step and method over the shapes it ran: the median and "
+        "the worst of its medians, and against the step before it its wins, losses and ties, a win or a loss only "
         "beyond the spread (the difference of the medians larger than the larger of the two kernels' ranges over "
-        "the runs). Generated by `tools/sweep_tables.py` from `docs/results/sweep_steps.csv` "
+        f"the runs). Generated by `tools/sweep_tables.py` from `{shown(sub)}/sweep_steps.csv` "
         "(`tools/sweep_summary.py`).",
         "",
         "| step | method | runs | shapes | median, % of cuBLAS | worst, % of cuBLAS | worst shape | against | wins "
@@ -156,70 +171,79 @@ def verdict(row, prev):
     return sweep_summary.verdict(row, prev)
 
 
-def shapes_table(results_dir, kernel):
-    """KERNEL (a step, or a variant step+x) at every shape and method of sweep.csv, next to the step before it
-    (for a variant: the step before its step, and its step too), with its verdict against that one."""
-    combined = read_combined(results_dir)
+def shapes_table(results_dir, kernel, sub=""):
+    """KERNEL (a step, or a variant step+x) at every shape and method of DIR/SUB/sweep.csv that any of them timed,
+    next to the step before it (for a variant: the step before its step, and its step too), with its verdict
+    against that one."""
+    combined = read_combined(results_dir, sub)
     base = kernel.split("+")[0]
     timed = {key[4] for key in combined}
     if kernel not in timed:
-        raise TableError(f"{results_dir / 'sweep.csv'} has no rows of {kernel} (its kernels: "
+        raise TableError(f"{results_dir / sub / 'sweep.csv'} has no rows of {kernel} (its kernels: "
                          f"{', '.join(sorted(timed))})")
     previous = next((r["previous"] for key, r in combined.items() if key[4] == base and r["previous"]), "")
     if not previous:
-        raise TableError(f"{base} has no step before it in {results_dir / 'sweep.csv'}: a shapes region shows a "
+        raise TableError(f"{base} has no step before it in {results_dir / sub / 'sweep.csv'}: a shapes region shows a "
                          f"kernel against the step before it")
     others = [base, kernel] if kernel != base else [kernel]
     label = lambda k: plot_results.step_label(k.split("+")[0]) + k[len(k.split("+")[0]):]  # step 10+split
     header = ["model, layer", "shape", "method", label(previous)]
     for k in others:
         header += [label(k), f"vs {label(previous)}"]
-    lines = [
-        runs_text(load_runs(results_dir)) + f" Per shape and method: each kernel's median % of cuBLAS (in brackets "
-        f"its range over the runs) and its verdict against {label(previous)} ({previous}), a win or a loss only beyond the spread "
-        f"(the difference of the medians larger than the larger of the two ranges). Generated by "
-        f"`tools/sweep_tables.py` from `docs/results/sweep.csv` (`tools/sweep_summary.py`).",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|---|---|---|---:|" + "---:|---|" * len(others),
-    ]
     shapes = list(dict.fromkeys(key[:3] for key in combined))
     methods = [m for m in plot_results.METHODS if any(key[3] == m for key in combined)]
+    rows, untimed = [], set()
     for shape in shapes:
         for method in methods:
             prev = combined.get(shape + (method, previous))
             mine = [combined.get(shape + (method, k)) for k in others]
             if prev is None or all(r is None for r in mine):
                 continue
+            if all(r is None or r["note"].startswith("skipped") for r in [prev] + mine):
+                untimed.add(shape)  # every kernel of the table skipped it (its shape rule): a row of notes only
+                continue
             cells = [median_cell(prev)]
             for r in mine:
                 cells += [median_cell(r), verdict(r, prev)]
-            lines.append(f"| {prev['model']}, {prev['layer']} | {plot_results.shape_name(shape)} | {method} | "
-                         + " | ".join(cells) + " |")
+            rows.append(f"| {prev['model']}, {prev['layer']} | {plot_results.shape_name(shape)} | {method} | "
+                        + " | ".join(cells) + " |")
+    left_out = (f" Left out: the {len(untimed)} shapes of the sweep that every one of these kernels skipped (their "
+                f"shape rule refuses them).") if untimed else ""
+    lines = [
+        runs_text(load_runs(results_dir, sub), sub) + f" Per shape and method: each kernel's median % of cuBLAS (in "
+        f"brackets its range over the runs) and its verdict against {label(previous)} ({previous}), a win or a loss "
+        f"only beyond the spread (the difference of the medians larger than the larger of the two ranges).{left_out} "
+        f"Generated by `tools/sweep_tables.py` from `{shown(sub)}/sweep.csv` (`tools/sweep_summary.py`).",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|---|---|---:|" + "---:|---|" * len(others),
+    ] + rows
     return "\n".join(line.rstrip() for line in lines)
 
 
-def knobs_table(results_dir):
-    """The candidates of sk_knobs.csv as a grid, min_saving by part_cost, and the choice."""
-    rows = read_table(results_dir, "sk_knobs.csv", choose_sk_knobs.COLUMNS)
+def knobs_table(results_dir, sub=""):
+    """The candidates of DIR/SUB/sk_knobs.csv as a grid, min_saving by part_cost, and the choice."""
+    rows = read_table(results_dir, sub, "sk_knobs.csv", choose_sk_knobs.COLUMNS)
+    path = results_dir / sub / "sk_knobs.csv"
     try:
         at = {(int(r["min_saving"]), int(r["part_cost"])): r for r in rows}
     except ValueError as e:
-        raise TableError(f"{results_dir / 'sk_knobs.csv'}: {e}") from None
+        raise TableError(f"{path}: {e}") from None
     chosen = [r for r in rows if r["chosen"] == "1"]
     if len(chosen) != 1:
-        raise TableError(f"{results_dir / 'sk_knobs.csv'} marks {len(chosen)} rows chosen, not one: run "
-                         f"{MADE_BY['sk_knobs.csv']} again")
+        raise TableError(f"{path} marks {len(chosen)} rows chosen, not one: run {made_by('sk_knobs.csv', sub)} "
+                         f"again")
     savings, costs = sorted({s for s, _ in at}), sorted({c for _, c in at})
     lines = [
         "Each candidate of `tools/choose_sk_knobs.py`, `--sk-min-saving` (rows) by `--sk-part-cost` (columns), "
-        "weighed on the sweep (`docs/results/sweep.csv`): at each shape and method where `sk_plan` (the kernels' "
-        "own plan) says the candidate splits, the forced split's change against step 9 in % of step 9's share of "
+        f"weighed on the sweep with the split forced (`{SHOWN}/{choose_sk_knobs.FORCED_SWEEP}`): at each shape "
+        "and method where `sk_plan` (the kernels' own plan) says the candidate splits, the forced split's change "
+        "against step 9 in % of step 9's share of "
         "cuBLAS (0 within the spread), 0 where it does not split. A cell: the worst loss over the shapes and "
         "methods where there is one, else the mean change; in brackets the shapes it splits. In bold the choice: "
         "the smallest worst loss, then the largest median change, the largest mean change, the fewest shapes "
         "split, the part cost nearest the estimate the chooser is given (default 2), the smallest min_saving. "
-        "Generated by `tools/sweep_tables.py` from `docs/results/sk_knobs.csv`.",
+        f"Generated by `tools/sweep_tables.py` from `{shown(sub)}/sk_knobs.csv`.",
         "",
         "| min_saving | " + " | ".join(f"part cost {c}" for c in costs) + " |",
         "|---:|" + "---:|" * len(costs),
