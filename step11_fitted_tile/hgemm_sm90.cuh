@@ -405,10 +405,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // [choice]
 // The menu as the heuristic sees it (common/kernel/tile_choice.hpp), widest first: the pair tile and how fast a
-// worker runs one K tile of it, relative to the widest, in thousandths. A narrower tile moves more bytes per MMA
-// (each CTA loads its 128 rows of A for fewer columns), so it runs slower per K tile; the rates are measured
-// (docs/lab_step11_fitted_tile.md says how), not derived.
-constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 1000}, {256, 128, 1000}};
+// worker runs one K tile of it, relative to the widest, in thousandths. Measured on the H200, not derived: the
+// medians of docs/results/tile_rates.csv (tools/tile_rates.py; docs/lab_step11_fitted_tile.md says how).
+constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 954}, {256, 128, 901}};
 // [choice]
 
 /// Host side for one tile of the menu: a persistent grid of `pairs` CTA pairs, the tensor maps (A in 128-row boxes,

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""tools/tile_rates.py and the Hopper menu's rates.
+
+    python3 tests/test_tile_rates.py BUILD/sk_plan      (CTest: tile_rates/measured)
+
+Checks that the committed docs/results/tile_rates.csv is what tools/tile_rates.py makes of the committed logs
+(docs/results/tile_runs/), that step11_fitted_tile/hgemm_sm90.cuh's kTiles carry exactly its median rates, that a
+rate follows the formula (a tile twice as slow per K tile of the same work gets 500), and that a log without the
+widest tile, or with a tile that was not forced, is refused (exit 2). Python standard library only.
+"""
+import csv
+import pathlib
+import re
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import tile_rates  # noqa: E402
+
+SK_PLAN = None
+LINE = ('step11_fitted_tile sm90 gpu="NVIDIA H200" M={m} N={n} K={k} init=random seed=1 pipe_depth=4 sk_min_share=4 '
+        'sk_rounds=1 sk_min_saving=4 sk_part_cost=2 sk_full_split_max=60 tile=256x{bn} tile_choice={choice} '
+        'max_abs_err=0.1 max_rel_err=0.001 bad=0/1 PASS median_ms={ms} p10_ms={ms} p90_ms={ms} tflops=1.0 '
+        'cublas_median_ms=1.0 cublas_tflops=1.0 pct_cublas=100.0 cublas_check=PASS iters=100 sets=2 '
+        'method=burst settle_ms=0\n')
+
+
+def run(lines):
+    """(exit code, rows) of tile_rates.py on a log of `lines`."""
+    with tempfile.TemporaryDirectory() as d:
+        log, out = pathlib.Path(d) / "a.log", pathlib.Path(d) / "r.csv"
+        log.write_text("".join(lines))
+        rc = tile_rates.main([str(log), "--sk-plan", SK_PLAN, "--out", str(out)])
+        return rc, (list(csv.DictReader(open(out))) if rc == 0 else [])
+
+
+class TileRates(unittest.TestCase):
+    def test_committed_csv_is_the_tools_output(self):
+        logs = sorted(str(p) for p in (ROOT / "docs/results/tile_runs").glob("*.log"))
+        with tempfile.TemporaryDirectory() as d:
+            out = pathlib.Path(d) / "r.csv"
+            self.assertEqual(tile_rates.main(logs + ["--sk-plan", SK_PLAN, "--out", str(out)]), 0)
+            self.assertEqual(out.read_text(), (ROOT / "docs/results/tile_rates.csv").read_text())
+
+    def test_kernel_menu_carries_the_medians(self):
+        medians = {r["tile"]: int(r["rate_permille"]) for r in csv.DictReader(open(ROOT / "docs/results/tile_rates.csv"))
+                   if r["m"] == "median"}
+        header = (ROOT / "step11_fitted_tile/hgemm_sm90.cuh").read_text()
+        menu = re.search(r"kTiles\[\] = \{(.*?)\};", header).group(1)
+        tiles = {f"{m}x{n}": int(r) for m, n, r in re.findall(r"\{(\d+), (\d+), (\d+)\}", menu)}
+        self.assertEqual(tiles, medians)
+
+    def test_formula(self):
+        # 4096^3: 256x256 has 256 K tiles on its longest worker, 256x128 has 512 (tools/sk_plan); the same time per
+        # worker-K-tile of the same work would give 1000; twice the time gives 500.
+        rc, rows = run([LINE.format(m=4096, n=4096, k=4096, bn=256, choice="forced", ms=1.0),
+                        LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])
+        self.assertEqual(rc, 0)
+        by = {r["tile"]: r for r in rows if r["m"] != "median"}
+        self.assertEqual(by["256x256"]["longest"], "256")
+        self.assertEqual(by["256x128"]["longest"], "512")
+        self.assertEqual(by["256x128"]["rate_permille"], "500")
+
+    def test_refusals(self):
+        self.assertEqual(run([LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])[0], 2)
+        self.assertEqual(run([LINE.format(m=4096, n=4096, k=4096, bn=256, choice="auto", ms=1.0),
+                              LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])[0], 2)
+
+
+if __name__ == "__main__":
+    SK_PLAN = sys.argv.pop(1)
+    unittest.main()
