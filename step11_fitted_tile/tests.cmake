@@ -9,20 +9,22 @@ set(HG_SASS_${step} ${HG_SASS_${prev_step}})
 # The shape rule: K a multiple of 8 (a TMA row is a multiple of 16 bytes); no multiple of the tile asked.
 hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 8" $<TARGET_FILE:${step}> --k 100)
 hg_cli_test(${step}/help_tile 0 "--tile" $<TARGET_FILE:${step}> --help)
-# A tile the kernel does not offer is refused before any launch, naming the menu.
+# A tile the kernel does not offer is refused before any launch, naming the menu. The tests name tiles by their
+# width (--tile 192): the menus of both architectures have the widths 256, 192 and 128 (Hopper's tiles are 256
+# rows, Blackwell's 512).
 add_test(NAME gpu/${step}/tile_not_on_menu
-         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "menu" $<TARGET_FILE:${step}> --tile 256x64)
+         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "menu" $<TARGET_FILE:${step}> --tile 64)
 set_tests_properties(gpu/${step}/tile_not_on_menu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 # The result line says which tile ran and whether it was asked for.
 add_test(NAME gpu/${step}/tile_in_result_line
-         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 0 "tile=256x192 tile_choice=forced" $<TARGET_FILE:${step}>
-                 --m 1000 --n 1000 --k 1000 --tile 256x192)
+         COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 0 "x192 tile_choice=forced" $<TARGET_FILE:${step}>
+                 --m 1000 --n 1000 --k 1000 --tile 192)
 set_tests_properties(gpu/${step}/tile_in_result_line PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 # Every tile of the menu at ragged shapes (no dimension a multiple of its tile), both input modes: --init int is
 # bit-exact, so an element added twice, lost or written outside D fails.
-foreach(tile 256x256 256x192 256x128)
-  hg_ring_runs(${step} ragged_1000x1000x1000_${tile} --m 1000 --n 1000 --k 1000 --tile ${tile})
-  hg_step_runs(${step} split_ragged_300x328x8000_${tile} --m 300 --n 328 --k 8000 --tile ${tile})
+foreach(width 256 192 128)
+  hg_ring_runs(${step} ragged_1000x1000x1000_w${width} --m 1000 --n 1000 --k 1000 --tile ${width})
+  hg_step_runs(${step} split_ragged_300x328x8000_w${width} --m 300 --n 328 --k 8000 --tile ${width})
 endforeach()
 # The edges: one row, one column's worth (N = 8: a D row must still be 16 bytes), one more than a pair tile, K = 8
 # (one K tile, mostly zeros), a prime M, and the heuristic's own choice at shapes no tiled step accepts.
@@ -37,5 +39,5 @@ hg_gpu_test(${step}/same_bits_ragged_700x1000x4000 $<TARGET_FILE:${step}> --repe
             --sk-full-split-max 1000)
 # The sanitizers on small ragged shapes (racecheck's time grows with the shared-memory traffic): three tile rows of
 # the 256 x 192 tile, the last two partial; and a split of the 256 x 128 tile's six tiles, K ragged.
-hg_sanitizer_test(${step} "" --init int --m 520 --n 392 --k 520 --tile 256x192)
-hg_sanitizer_test(${step} "split_ragged/" --init int --m 300 --n 328 --k 1000 --tile 256x128)
+hg_sanitizer_test(${step} "" --init int --m 520 --n 392 --k 520 --tile 192)
+hg_sanitizer_test(${step} "split_ragged/" --init int --m 300 --n 328 --k 1000 --tile 128)

@@ -287,12 +287,15 @@ TEST_CASE("--tile auto|MxN: the tile a step with a menu builds; the step checks 
   const hg::Options edge = parse({"--tile", "1x1024"});
   CHECK(edge.tile.m == 1);
   CHECK(edge.tile.n == 1024);
-  for (const char* bad : {"256", "256x", "x192", "0x192", "256x0", "1025x64", "256x192x64", "-256x192", "256 x 192",
+  const hg::Options w = parse({"--tile", "192"});  // the width alone: the menu's tile of that width
+  CHECK(w.tile.m == 0);
+  CHECK(w.tile.n == 192);
+  for (const char* bad : {"0", "1025", "256x", "x192", "0x192", "256x0", "1025x64", "256x192x64", "-256x192", "256 x 192",
                           "AUTO", "256X192", "99999999999999999999x1"})
-    check_refused({"--tile", bad}, {"--tile expects auto or MxN with M and N from 1 to 1024", std::string("'") + bad});
+    check_refused({"--tile", bad}, {"--tile expects auto, MxN or N with M and N from 1 to 1024", std::string("'") + bad});
   check_refused({"--tile"}, {"--tile needs a value"});
   const std::string menu = hg::usage("step11_demo", "tiles", hg::Shape{128, 128, 64}, {4}, true, true);
-  CHECK(contains(menu, "--tile auto|MxN"));
+  CHECK(contains(menu, "--tile auto|MxN|N"));
   CHECK(contains(menu, "(default auto)"));
   CHECK(!contains(hg::usage("step10_demo", "one tile", hg::Shape{128, 128, 64}, {4}, true), "--tile"));
 }

@@ -152,7 +152,17 @@ TEST_CASE("pick_tile: forced, refused, auto") {
     FAIL("pick_tile accepted 128x256, which the menu lacks");
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()) ==
-          "--tile 128x256 is not on the Hopper kernel's menu: give one of 256x256, 256x192, 256x128 or auto");
+          "--tile 128x256 is not on the Hopper kernel's menu: give one of 256x256, 256x192, 256x128 (or its width "
+          "alone) or auto");
+  }
+  // The width alone (m = 0) picks the menu's tile of that width, forced; a width the menu lacks is refused.
+  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{0, 192}, &chosen, "Hopper") == 1);
+  CHECK(chosen == "tile=256x192 tile_choice=forced");
+  try {
+    hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{0, 64}, &chosen, "Hopper");
+    FAIL("pick_tile accepted the width 64, which the menu lacks");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).rfind("--tile 64 is not on the Hopper kernel's menu", 0) == 0);
   }
   CHECK_THROWS_AS(
       hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 64}, nullptr, "Hopper"),

@@ -196,14 +196,19 @@ std::string stream_k_usage() {
 
 TileRequest parse_tile(const std::string& text) {
   if (text == "auto") return {};
-  const std::string expected = "--tile expects auto or MxN with M and N from 1 to " + std::to_string(kMaxTileSide) +
-                               " (e.g. 256x192), got '" + text + "'";
+  const std::string expected = "--tile expects auto, MxN or N with M and N from 1 to " +
+                               std::to_string(kMaxTileSide) + " (e.g. 256x192, or 192: the menu's tile 192 wide), got '" +
+                               text + "'";
+  const auto in_range = [](const std::optional<uint64_t>& v) { return v && *v >= 1 && *v <= uint64_t(kMaxTileSide); };
   const size_t x = text.find('x');
-  if (x == std::string::npos) throw UsageError(expected);
+  if (x == std::string::npos) {  // N alone: the width, whatever the architecture's tile height
+    const std::optional<uint64_t> cols = all_digits(text) ? parse_u64(text) : std::nullopt;
+    if (!in_range(cols)) throw UsageError(expected);
+    return {0, int(*cols)};
+  }
   const std::string m = text.substr(0, x), n = text.substr(x + 1);
   if (!all_digits(m) || !all_digits(n)) throw UsageError(expected);
   const std::optional<uint64_t> rows = parse_u64(m), cols = parse_u64(n);
-  const auto in_range = [](const std::optional<uint64_t>& v) { return v && *v >= 1 && *v <= uint64_t(kMaxTileSide); };
   if (!in_range(rows) || !in_range(cols)) throw UsageError(expected);
   return {int(*rows), int(*cols)};
 }
@@ -338,9 +343,10 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
         << pipe_depths.front() << "); all: each in turn\n";
   if (stream_k_knobs) out << stream_k_usage();
   if (tile_knob)
-    out << "  --tile auto|MxN         the pair tile, M rows by N columns, each 1 to " << kMaxTileSide
-        << "; the step offers a menu\n"
-        << "                          and refuses the others; auto: the step chooses from the problem (default auto)\n";
+    out << "  --tile auto|MxN|N       the pair tile, M rows by N columns, each 1 to " << kMaxTileSide
+        << "; N alone: the menu's\n"
+        << "                          tile N wide; the step offers a menu and refuses the others; auto: the step\n"
+        << "                          chooses from the problem (default auto)\n";
   out
       << "  --help, -h              print this help and exit\n"
       << "With --init both" << (pipe_depths.empty() ? "" : " or --pipe-depth all")

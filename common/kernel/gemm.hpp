@@ -100,7 +100,8 @@ constexpr bool has_break(KernelArch arch, Break brk) {
 }
 
 /// The pair tile a run asks for (--tile MxN, the steps whose steps.json entry has the knob "tile"): its rows and
-/// columns; 0 x 0 (--tile auto) lets the step's host code choose from the problem (step 11).
+/// columns; m = 0 (--tile N) asks for the menu's tile N columns wide, whatever its rows (they differ between the
+/// architectures); 0 x 0 (--tile auto) lets the step's host code choose from the problem (step 11).
 struct TileRequest {
   int m = 0, n = 0;
 };

@@ -67,8 +67,8 @@ HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int
   return best;
 }
 
-/// The host's choice for one launch: `request` (--tile MxN) if the menu has it, else (--tile auto, 0 x 0)
-/// choose_tile's; writes "tile=MxN tile_choice=auto|forced" to *chosen when it is not null (the result line prints
+/// The host's choice for one launch: `request` (--tile MxN, or --tile N: m = 0, the menu's tile N wide) if the menu
+/// has it, else (--tile auto, 0 x 0) choose_tile's; writes "tile=MxN tile_choice=auto|forced" to *chosen when it is not null (the result line prints
 /// it). Throws std::invalid_argument naming the menu for a tile the kernel does not offer.
 inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int workers, const StreamKKnobs& knobs,
                      const TileRequest& request, std::string* chosen, const char* kernel) {
@@ -78,15 +78,17 @@ inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int w
     pick = choose_tile(menu, count, g.m, g.n, g.k, workers, knobs);
   } else {
     for (int i = 0; i < count; ++i)
-      if (menu[i].m == request.m && menu[i].n == request.n) pick = i;
+      if ((request.m == 0 || menu[i].m == request.m) && menu[i].n == request.n) pick = i;
     if (pick < 0) {
       std::string offered;
       for (int i = 0; i < count; ++i) offered += (i ? ", " : "") + text(menu[i]);
-      throw std::invalid_argument("--tile " + std::to_string(request.m) + "x" + std::to_string(request.n) +
-                                  " is not on the " + kernel + " kernel's menu: give one of " + offered + " or auto");
+      const std::string asked = request.m ? text({request.m, request.n, 0}) : std::to_string(request.n);
+      throw std::invalid_argument("--tile " + asked + " is not on the " + kernel + " kernel's menu: give one of " +
+                                  offered + " (or its width alone) or auto");
     }
   }
-  if (chosen) *chosen = "tile=" + text(menu[pick]) + " tile_choice=" + (request.m ? "forced" : "auto");
+  const bool forced = request.m != 0 || request.n != 0;
+  if (chosen) *chosen = "tile=" + text(menu[pick]) + " tile_choice=" + (forced ? "forced" : "auto");
   return pick;
 }
 
