@@ -401,6 +401,14 @@ class PagesTest(unittest.TestCase):
         self.assertIn("| <step3_c|step 3> | idea three | slower in burst | 80.0 | 88.9% | 90.9% |", text)
         self.assertIn("&dagger; Above 100%", text)
 
+    def test_an_untimed_step_after_the_timed_ones_is_not_yet_in_the_benchmark(self):
+        later = ENTRIES + [{"name": "step4_d", "what": "idea four", "bought": "bought four", "unsolved": "left four",
+                            "contract": "c four", "label": "four", "rule": "kAny", "ladder": False}]
+        text = payoff_tables.payoff_table(later, PAYOFF, LADDER_META, LADDER_ROWS, LINK)
+        self.assertIn("Not timed: step 1, whose kernels compute one output tile", text)
+        self.assertIn("Not timed yet: step 4, not in the benchmark (steps.json's ladder).", text)
+        self.assertIn("| <step4_d|step 4> | idea four | bought four | not timed |  |  |", text)
+
     def test_a_dip_must_say_slower(self):
         quiet = [dict(e, bought="bought three") if e["name"] == "step3_c" else e for e in ENTRIES]
         for table in (lambda: payoff_tables.payoff_table(quiet, PAYOFF, LADDER_META, LADDER_ROWS, LINK),

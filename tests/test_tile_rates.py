@@ -5,8 +5,9 @@
 
 Checks that the committed docs/results/tile_rates.csv is what tools/tile_rates.py makes of the committed logs
 (docs/results/tile_runs/), that step11_fitted_tile/hgemm_sm90.cuh's kTiles carry exactly its median rates, that a
-rate follows the formula (a tile twice as slow per K tile of the same work gets 500), and that a log without the
-widest tile, or with a tile that was not forced, is refused (exit 2). Python standard library only.
+rate follows the formula (a tile twice as slow per K tile of the same work gets 500), also for Blackwell's 512 x BN
+tiles on 74 pairs, and that a log without the widest tile, with a tile that was not forced, or with tiles of two
+heights, is refused (exit 2). Python standard library only.
 """
 import csv
 import pathlib
@@ -21,18 +22,23 @@ import tile_rates  # noqa: E402
 
 SK_PLAN = None
 LINE = ('step11_fitted_tile sm90 gpu="NVIDIA H200" M={m} N={n} K={k} init=random seed=1 pipe_depth=4 sk_min_share=4 '
-        'sk_rounds=1 sk_min_saving=4 sk_part_cost=2 sk_full_split_max=60 tile=256x{bn} tile_choice={choice} '
+        'sk_rounds=1 sk_min_saving=4 sk_part_cost=2 sk_full_split_max=60 tile={h}x{bn} tile_choice={choice} '
         'max_abs_err=0.1 max_rel_err=0.001 bad=0/1 PASS median_ms={ms} p10_ms={ms} p90_ms={ms} tflops=1.0 '
         'cublas_median_ms=1.0 cublas_tflops=1.0 pct_cublas=100.0 cublas_check=PASS iters=100 sets=2 '
         'method=burst settle_ms=0\n')
 
 
-def run(lines):
+def line(bn, ms, choice="forced", h=256):
+    """A --bench line of step 11 at 4096^3 with tile h x bn."""
+    return LINE.format(m=4096, n=4096, k=4096, h=h, bn=bn, choice=choice, ms=ms)
+
+
+def run(lines, workers=66):
     """(exit code, rows) of tile_rates.py on a log of `lines`."""
     with tempfile.TemporaryDirectory() as d:
         log, out = pathlib.Path(d) / "a.log", pathlib.Path(d) / "r.csv"
         log.write_text("".join(lines))
-        rc = tile_rates.main([str(log), "--sk-plan", SK_PLAN, "--out", str(out)])
+        rc = tile_rates.main([str(log), "--sk-plan", SK_PLAN, "--workers", str(workers), "--out", str(out)])
         return rc, (list(csv.DictReader(open(out))) if rc == 0 else [])
 
 
@@ -55,18 +61,28 @@ class TileRates(unittest.TestCase):
     def test_formula(self):
         # 4096^3: 256x256 has 256 K tiles on its longest worker, 256x128 has 512 (tools/sk_plan); the same time per
         # worker-K-tile of the same work would give 1000; twice the time gives 500.
-        rc, rows = run([LINE.format(m=4096, n=4096, k=4096, bn=256, choice="forced", ms=1.0),
-                        LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])
+        rc, rows = run([line(256, 1.0), line(128, 2.0)])
         self.assertEqual(rc, 0)
         by = {r["tile"]: r for r in rows if r["m"] != "median"}
         self.assertEqual(by["256x256"]["longest"], "256")
         self.assertEqual(by["256x128"]["longest"], "512")
         self.assertEqual(by["256x128"]["rate_permille"], "500")
 
+    def test_blackwell_tiles(self):
+        # Blackwell's 512 x BN tiles on a B200's 74 pairs: the plan is the named tile's. At 4096^3, 512x256 runs 128
+        # K tiles on its longest worker (no split: every tile would be split); 512x128 splits, 226 with its parts
+        # (tools/sk_plan). Twice the time per worker-K-tile of the same work gives 500.
+        rc, rows = run([line(256, 1.0, h=512), line(128, 2 * 226 * 128 / (128 * 256), h=512)], workers=74)
+        self.assertEqual(rc, 0)
+        by = {r["tile"]: r for r in rows if r["m"] != "median"}
+        self.assertEqual((by["512x256"]["longest"], by["512x256"]["split"]), ("128", "0"))
+        self.assertEqual((by["512x128"]["longest"], by["512x128"]["split"]), ("226", "1"))
+        self.assertEqual(by["512x128"]["rate_permille"], "500")
+
     def test_refusals(self):
-        self.assertEqual(run([LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])[0], 2)
-        self.assertEqual(run([LINE.format(m=4096, n=4096, k=4096, bn=256, choice="auto", ms=1.0),
-                              LINE.format(m=4096, n=4096, k=4096, bn=128, choice="forced", ms=2.0)])[0], 2)
+        self.assertEqual(run([line(128, 2.0)])[0], 2)  # no widest tile
+        self.assertEqual(run([line(256, 1.0, choice="auto"), line(128, 2.0)])[0], 2)  # not forced
+        self.assertEqual(run([line(256, 1.0), line(128, 2.0, h=512)])[0], 2)  # two GPUs' tiles in one comparison
 
 
 if __name__ == "__main__":

@@ -6,16 +6,19 @@ widest, from timed runs of the verify binary with each tile forced.
 
 LOG: what `./build/step11_fitted_tile --m M --n N --k K --tile 256xBN --bench --settle-ms 0|50` printed, for every
 tile of the menu at each shape and method (lines of other steps are passed over; tools/bench_log_csv.py reads each
-line). The heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as the longest worker's K tiles times
-the work of one K tile (256 x BN x 64) divided by the tile's rate, so each measurement gives
+line). On Blackwell the tiles are 512xBN and --workers is the B200's pairs (74); the plan is made for the tile each
+line names, so one GPU's logs at a time. The heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as
+the longest worker's K tiles times the work of one K tile (tile rows x BN x 64) divided by the tile's rate, so each
+measurement gives
 
     rate(BN) = 1000 * (longest(BN) * BN / ms(BN)) / (longest(256) * 256 / ms(256))
 
-where longest is the plan's longest worker in K tiles (sk_plan --pair-tile 256xBN, step 10's plan with the line's
-knobs: its max_cost where it splits, else whole rounds) and ms the line's median time. Writes one row per (shape,
-method, tile) and per tile one row with shape "median" (the median over the rows): the rates the Hopper kernel's
-menu carries (step11_fitted_tile/hgemm_sm90.cuh, kTiles; tests/test_tile_rates.py checks they agree). Exit codes:
-0 written, 2 bad input. Python standard library only.
+where longest is the plan's longest worker in K tiles (sk_plan --pair-tile with the line's tile, step 10's plan
+with the line's knobs: its max_cost where it splits, else whole rounds) and ms the line's median time. Writes one
+row per (shape, method, tile) and per tile one row with shape "median" (the median over the rows): the rates the
+kernel's menu carries (kTiles of step11_fitted_tile/hgemm_sm90.cuh, or of hgemm_sm100.cuh for a B200's logs;
+tests/test_tile_rates.py checks the Hopper ones agree with the committed CSV). Exit codes: 0 written, 2 bad input.
+Python standard library only.
 """
 import argparse
 import csv
@@ -29,7 +32,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_log_csv  # noqa: E402  (the parser of --bench summary lines)
 
 STEP = "step11_fitted_tile"
-WIDEST = 256
+WIDEST = 256  # the widest tile's N, the reference of the rates (Hopper 256 x 256, Blackwell 512 x 256)
 COLUMNS = ["m", "n", "k", "method", "tile", "median_ms", "longest", "split", "rate_permille"]
 
 
@@ -64,18 +67,18 @@ def read_times(paths):
     return times
 
 
-def longest(sk_plan, workers, shape, bn, knobs):
-    """(longest worker in K tiles, whether the plan splits) for tile 256 x bn, from sk_plan."""
+def longest(sk_plan, workers, shape, knobs):
+    """(longest worker in K tiles, whether the plan splits) for the line's tile (knobs["tile"]), from sk_plan."""
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
         f.write("m,n,k\n" + ",".join(shape) + "\n")
-    cmd = [str(sk_plan), "--shapes", f.name, "--workers", str(workers), "--pair-tile", f"{WIDEST}x{bn}",
+    cmd = [str(sk_plan), "--shapes", f.name, "--workers", str(workers), "--pair-tile", knobs["tile"],
            "--min-share", knobs["sk_min_share"], "--rounds", knobs["sk_rounds"], "--min-saving",
            knobs["sk_min_saving"], "--part-cost", knobs["sk_part_cost"], "--full-split-max", knobs["sk_full_split_max"]]
     out = subprocess.run(cmd, capture_output=True, text=True)
     pathlib.Path(f.name).unlink()
     rows = list(csv.DictReader(out.stdout.splitlines()))
     if out.returncode != 0 or len(rows) != 1:
-        raise InputError(f"sk_plan gave no plan for {'x'.join(shape)} at 256x{bn}: {out.stderr.strip()}")
+        raise InputError(f"sk_plan gave no plan for {'x'.join(shape)} at {knobs['tile']}: {out.stderr.strip()}")
     split = rows[0]["split"] == "1"
     return int(rows[0]["max_cost"] if split else rows[0]["whole"]), split
 
@@ -85,12 +88,14 @@ def rates(times, sk_plan, workers):
     for key, by_bn in times.items():
         if WIDEST not in by_bn or len(by_bn) < 2:
             raise InputError(f"{'x'.join(key[:3])} {key[3]}: needs the widest tile and at least one other")
-        cost = {}
-        for bn, (ms, knobs) in sorted(by_bn.items(), reverse=True):
-            cost[bn] = longest(sk_plan, workers, key[:3], bn, knobs)
+        heights = {knobs["tile"].split("x")[0] for ms, knobs in by_bn.values()}
+        if len(heights) != 1:
+            raise InputError(f"{'x'.join(key[:3])} {key[3]}: tiles of different heights ({', '.join(sorted(heights))})"
+                             ": give one GPU's logs at a time")
+        cost = {bn: longest(sk_plan, workers, key[:3], knobs) for bn, (ms, knobs) in by_bn.items()}
         speed = {bn: cost[bn][0] * bn / by_bn[bn][0] for bn in by_bn}
         for bn in sorted(by_bn, reverse=True):
-            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": f"{WIDEST}x{bn}",
+            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_bn[bn][1]["tile"],
                         "median_ms": f"{by_bn[bn][0]:g}", "longest": cost[bn][0], "split": int(cost[bn][1]),
                         "rate_permille": round(1000 * speed[bn] / speed[WIDEST])})
     for tile in sorted({r["tile"] for r in out}, key=lambda t: -int(t.split("x")[1])):
