@@ -5,6 +5,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "common/kernel/tile_choice.hpp"
 
 namespace hg::figures {
 
@@ -45,6 +48,15 @@ bool draw_step9_ownership(Svg& svg);  // step9_ownership.cu: compiled by nvcc, i
 // docs/step10_stream_k.md (step10_stream_k.cpp)
 bool draw_step10_workers(Svg& svg);
 bool draw_step10_fixup_timeline(Svg& svg);
+// docs/step11_fitted_tile.md (step11_fitted_tile.cu: compiled by nvcc, it reads the kernel's menu)
+bool draw_step11_tile_choice(Svg& svg);
+/// What step 11's figure forecasts with, for its test (a .cpp cannot include the kernel's header): the menu
+/// step11::sm90::kTiles and the H200's pairs.
+struct Step11FigureInputs {
+  std::vector<TileOption> menu;
+  int pairs;
+};
+Step11FigureInputs step11_figure_inputs();
 
 // ------------------------------------------------------------------------------------------------------
 // The figures, in the order they are written.
@@ -67,6 +79,7 @@ inline const Figure kFigures[] = {
     {"step9_ownership.svg", draw_step9_ownership},
     {"step10_workers.svg", draw_step10_workers},
     {"step10_fixup_timeline.svg", draw_step10_fixup_timeline},
+    {"step11_tile_choice.svg", draw_step11_tile_choice},
 };
 
 // The tables, as HTML fragments.

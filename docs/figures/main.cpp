@@ -9,7 +9,8 @@
 //   hg_docs_figures --list            prints the file names, one a line
 // Nothing is drawn or typed by hand: each figure and table evaluates the real functions of common/ (the
 // swizzle and the TMEM addressing of common/kernel/descriptors.hpp, the tile scheduler of common/kernel/scheduler.hpp,
-// the stream-K plan of common/kernel/stream_k.hpp), the kernels' constants (the .cu files include their headers),
+// the stream-K plan of common/kernel/stream_k.hpp, the tile choice of common/kernel/tile_choice.hpp), the kernels'
+// constants (the .cu files include their headers),
 // the host models of the protocols that the CPU tests also run (common/model/), or
 // the Hopper epilogue's fragment indexing (hg::wgmma_m64nNk16_acc_owner), and checks what it shows before writing it;
 // a failed check exits with 1, so a code change that breaks a figure's or a table's claim breaks the docs
