@@ -49,7 +49,7 @@ HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, in
   f.rounds = ceil_div(f.tiles, workers);
   const int64_t busy = int64_t(f.tiles) * f.k_tiles;         // K tiles of work, over all workers
   const int64_t span = int64_t(workers) * f.longest;         // what the workers could do while the longest runs
-  f.idle_permille = span > 0 ? int(1000 - busy * 1000 / span) : 0;
+  f.idle_permille = span > 0 ? int(1000 - (busy * 1000 + span / 2) / span) : 0;  // rounded to the nearest
   f.predicted = int64_t(f.longest) * t.m * t.n * 1000 / t.rate_permille;
   return f;
 }
