@@ -44,7 +44,14 @@ bool draw_step7_timeline(Svg& svg);
 bool draw_step8_pair(Svg& svg);
 // docs/step9_multi_consumer.md (step9_epilogue.cpp)
 bool draw_step9_epilogue(Svg& svg);
-bool draw_step9_ownership(Svg& svg);  // step9_ownership.cu: compiled by nvcc, it reads the kernel's constants
+bool draw_step9_ownership(Svg& svg);  // step9_ownership.cu: compiled by nvcc, it reads the kernels' constants
+bool draw_step9_ownership_sm100(Svg& svg);  // the same file, Blackwell
+/// What step 9's Blackwell figure draws from, for its test (a .cpp cannot include the kernel's header): the pair's
+/// CTAs and step9::sm100's kConsumers, BLK_M, BLK_N, MMA_M, CLUSTER_TILE_M, B_ROWS and kTmemCols.
+struct Step9Sm100FigureInputs {
+  int ctas, consumers, blk_m, blk_n, mma_m, cluster_tile_m, b_rows, tmem_cols;
+};
+Step9Sm100FigureInputs step9_sm100_figure_inputs();
 // docs/step10_stream_k.md (step10_stream_k.cpp)
 bool draw_step10_workers(Svg& svg);
 bool draw_step10_fixup_timeline(Svg& svg);
@@ -77,6 +84,7 @@ inline const Figure kFigures[] = {
     {"step8_pair.svg", draw_step8_pair},
     {"step9_epilogue.svg", draw_step9_epilogue},
     {"step9_ownership.svg", draw_step9_ownership},
+    {"step9_ownership_sm100.svg", draw_step9_ownership_sm100},
     {"step10_workers.svg", draw_step10_workers},
     {"step10_fixup_timeline.svg", draw_step10_fixup_timeline},
     {"step11_tile_choice.svg", draw_step11_tile_choice},
