@@ -96,6 +96,14 @@ def rows_of(runs, source):
     return out
 
 
+def write_rows(path, columns, rows):
+    """Writes `rows` (dicts) to the CSV `path` with the header `columns`, as every results file here is written."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def main(argv=None):
     """The command line (see the module's docstring); returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -108,10 +116,7 @@ def main(argv=None):
     except (InputError, OSError) as e:
         sys.stderr.write(f"bench_log_csv: {e}\n")
         return 2
-    with open(args.out, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(args.out, COLUMNS, rows)
     print(f"bench_log_csv: {len(rows)} rows written to {args.out}")
     return 0
 

@@ -26,6 +26,9 @@ import shutil
 import statistics
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import bench_log_csv  # noqa: E402  (write_rows: how every results CSV is written)
+
 SAME = ["gpu", "sm_count", "kernel", "driver", "cuda_runtime", "cublas", "iters", "rounds", "warmup",
         "kernel_order", "methods", "steps", "stream_k"]
 
@@ -97,10 +100,7 @@ def main(argv=None):
         print(f"ladder_median: {e}", file=sys.stderr)
         return 2
     a.out.mkdir(parents=True, exist_ok=True)
-    with open(a.out / "ladder.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    bench_log_csv.write_rows(a.out / "ladder.csv", fields, rows)
     (a.out / "ladder.json").write_text(json.dumps(meta, indent=2) + "\n")
     kept = a.out / "ladder_runs"
     kept.mkdir(exist_ok=True)

@@ -36,8 +36,7 @@ WIDEST = 256  # the widest tile's N, the reference of the rates (Hopper 256 x 25
 COLUMNS = ["m", "n", "k", "method", "tile", "median_ms", "longest", "split", "rate_permille"]
 
 
-class InputError(Exception):
-    """Bad input: the one-line reason."""
+InputError = bench_log_csv.InputError  # bad input: the one-line reason
 
 
 def read_times(paths):
@@ -49,10 +48,7 @@ def read_times(paths):
                 if "median_ms=" not in text or not text.startswith(STEP + " "):
                     continue
                 where = f"{path}:{number}"
-                try:
-                    row = bench_log_csv.read_line(text, where)
-                except bench_log_csv.InputError as e:
-                    raise InputError(str(e)) from None
+                row = bench_log_csv.read_line(text, where)
                 fields = dict(w.split("=", 1) for w in text.split() if "=" in w)
                 if fields.get("tile_choice") != "forced" or "tile" not in fields:
                     raise InputError(f"{where}: no forced tile (tile=256xBN tile_choice=forced): run each tile with "
@@ -117,10 +113,7 @@ def main(argv=None):
     except (InputError, OSError) as e:
         sys.stderr.write(f"tile_rates: {e}\n")
         return 2
-    with open(args.out, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    bench_log_csv.write_rows(args.out, COLUMNS, rows)
     print(f"tile_rates: {len(rows)} rows written to {args.out}")
     return 0
 
