@@ -1,8 +1,17 @@
-// lab/dips_bench.cu: one experiment on why steps 7 and 8 fall behind step 6 on Hopper (built as hg_dips_bench).
-// On the H200, step 7 (warp specialization) and step 8 (CTA pairs) are slower than step 6 at most shapes of the
-// ladder. This tool times step 6, 7 and 8 as they are next to two launch variants of their unchanged Hopper
-// kernels, each isolating one cause, with cuBLAS, in one interleaved run (the benchmark ladder's, by the same
-// code: common/harness/bench.hpp):
+// lab/dips_bench.cu: experiments on the Hopper kernels of the middle of the ladder (built as hg_dips_bench).
+// Two questions. What does step 6 buy with each of its two changes, the persistent pool and the L2-grouped tile
+// order? And why do step 7 (warp specialization) and step 8 (CTA pairs) fall behind step 6 at most shapes of
+// the ladder on the H200? This tool times the steps as they are next to launch variants of their unchanged
+// Hopper kernels, each isolating one cause, with cuBLAS, in one interleaved run (the benchmark ladder's, by the
+// same code: common/harness/bench.hpp):
+//   step5           step 5 as in the ladder: one CTA per tile, launched with blockIdx.x as the tile row;
+//   step6_per_tile_launch_order  step 6's kernel, one CTA per tile, walking them in step 5's launch order
+//                   (GROUP_ROWS taller than the grid: down one tile column after another). Against step5: the
+//                   code step 6 changed inside a tile (the TMA store waited for at the next tile);
+//   step6_per_tile  step 6's kernel, one CTA per tile, in the L2-grouped order: against the variant above, the
+//                   order alone, without persistence;
+//   step6_launch_order  step 6's kernel on step 6's persistent grid, in step 5's launch order: against step6,
+//                   the order alone, with persistence; against step6_per_tile_launch_order, persistence alone;
 //   step6           step 6 as in the ladder: SMs x occupancy CTAs, two per SM at its default ring depth;
 //   step6_1cta      step 6's kernel on ONE CTA per SM (grid = SMs, dynamic shared memory padded to 227 KiB).
 //                   If it loses to step6, the second resident CTA was already overlapping one CTA's epilogue
@@ -12,10 +21,11 @@
 //                   x 2). The kernel uses no cluster feature, so this is the cost of the cluster launch alone
 //                   (co-scheduling a pair on one GPC), apart from step 8's multicast and cross-CTA barriers;
 //   step8           step 8 as in the ladder.
-// Both variants launch the steps' own kernel instances (the real kernel, the default ring depth), compiled with
-// the steps' __launch_bounds__(threads, 1): minBlocks 1 does not limit the registers, and the CTAs per SM do not
-// depend on them here (step 6's 128 threads fit twice in the register file even at 255 registers; step 7's 384
-// fit once), so the code is the step's and only the launch differs.
+// The variants launch the steps' own kernels (the real kernel, the default ring depth; the launch-order ones
+// step 6's with GROUP_ROWS changed), compiled with the steps' __launch_bounds__(threads, 1): minBlocks 1 does not
+// limit the registers, and the CTAs per SM do not depend on them here (step 6's 128 threads fit twice in the
+// register file even at 255 registers; step 7's 384 fit once), so the code is the step's and only the launch
+// (and the order) differs.
 //
 // A finished experiment: it is not part of the default build (lab/CMakeLists.txt).
 //   cmake --preset default && cmake --build build --target hg_dips_bench
@@ -39,12 +49,13 @@
 #include "common/kernel/cluster.hpp"
 // The three steps' Hopper kernels, whose real instances (prepare_variant<depth, kNone>) are compiled into this
 // binary only (it links no step spec, so each kernel is instantiated once).
+#include "step5_pipeline/hgemm_sm90.cuh"
 #include "step6_persistent/hgemm_sm90.cuh"
 #include "step7_warp_specialized/hgemm_sm90.cuh"
 #include "step8_cluster/hgemm_sm90.cuh"
 
 // The steps' default ring depths, from the registry (steps.json: CMakeLists.txt passes them).
-#if !defined(HG_STEP6_DEPTH) || !defined(HG_STEP7_DEPTH) || !defined(HG_STEP8_DEPTH)
+#if !defined(HG_STEP5_DEPTH) || !defined(HG_STEP6_DEPTH) || !defined(HG_STEP7_DEPTH) || !defined(HG_STEP8_DEPTH)
 #error "build lab/dips_bench.cu with CMake (target hg_dips_bench): it passes the steps' default ring depths"
 #endif
 
@@ -53,14 +64,18 @@ namespace {
 using hg::Break;
 
 // Each entry runs at its step's default ring depth, as in hgemm_bench.
-constexpr int kStep6Depth = HG_STEP6_DEPTH, kStep7Depth = HG_STEP7_DEPTH, kStep8Depth = HG_STEP8_DEPTH;
+constexpr int kStep5Depth = HG_STEP5_DEPTH, kStep6Depth = HG_STEP6_DEPTH, kStep7Depth = HG_STEP7_DEPTH,
+              kStep8Depth = HG_STEP8_DEPTH;
+// Step 6's GROUP_ROWS for step 5's launch order: one group taller than any grid (kMaxDim / 128 tile rows), so
+// the scheduler walks down one tile column after another, as step 5's grid is launched (blockIdx.x: the row).
+constexpr int kLaunchOrderRows = int(hg::kMaxDim / hg::kBlkM);
 // step6_1cta's dynamic shared memory: the most a CTA may have, so that a second CTA never fits on the SM.
 constexpr int kOneCtaSmem = hg::kMaxSmemBytes;
 static_assert(kOneCtaSmem >= step6::sm90::kSmemBytes<kStep6Depth>, "the padding must hold step 6's map");
 
 /// How a variant is launched.
 struct Launch {
-  int grid = 0;     ///< CTAs
+  int grid = 0;     ///< CTAs; 0: one per output tile of the problem
   int per_sm = 0;   ///< CTAs per SM, from cudaOccupancyMaxActiveBlocksPerMultiprocessor at this smem
   int cluster = 1;  ///< CTAs per cluster
   int smem = 0;     ///< dynamic shared memory per CTA, bytes
@@ -99,21 +114,22 @@ Launch pair_launch(Kernel kernel, int threads, int smem, int depth) {
   return {2 * hg::max_resident_pairs(kernel, threads, smem), per_sm, 2, smem, depth};
 }
 
-// --- The two variants: the steps' kernels, shared-memory maps and tensor maps as their prepare_variant builds
-// them; only the launch configuration differs. -------------------------------------------------------------
+// --- The variants: the steps' kernels, shared-memory maps and tensor maps as their prepare_variant builds
+// them; only the launch configuration and step 6's GROUP_ROWS differ. ---------------------------------------
 
-/// step6_1cta: step 6's Hopper kernel on one CTA per SM.
-template <int DEPTH>
-hg::Launcher prepare_step6_1cta(const hg::GemmArgs& g, const Launch& launch) {
+/// The step 6 variants: step 6's Hopper kernel with its tiles in groups of GROUP_ROWS rows, on `launch`'s grid
+/// (step6_1cta: one CTA per SM; the per-tile ones: one CTA per tile).
+template <int DEPTH, int GROUP_ROWS = step6::sm90::kGroupRows>
+hg::Launcher prepare_step6(const hg::GemmArgs& g, const Launch& launch) {
   namespace k = step6::sm90;
   using S = k::Smem<DEPTH>;
   static constexpr hg::BarrierName kBarriers[] = {{offsetof(S, tma_bar), DEPTH, "tma_bar"}};
   hg::arm_watchdog(kBarriers);
-  const auto kernel = k::hgemm_kernel<DEPTH, Break::kNone>;
+  const auto kernel = k::hgemm_kernel<DEPTH, Break::kNone, GROUP_ROWS>;
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, k::BLK_M, k::BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, k::BLK_N, k::BLK_K);
   const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, k::BLK_M, k::kDBoxCols);
-  const dim3 grid(launch.grid), block(k::kThreads);
+  const dim3 grid(launch.grid > 0 ? launch.grid : (g.m / k::BLK_M) * (g.n / k::BLK_N)), block(k::kThreads);
   const int smem = launch.smem;
   return [=](cudaStream_t stream) {
     // The step6 entry's prepare lowers this limit to its own map for the same kernel: raise it at every launch.
@@ -145,7 +161,7 @@ hg::Launcher prepare_step7_cluster2(const hg::GemmArgs& g, const Launch& launch)
 hg::Contestant entry(const char* name, const std::string& what, const Launch& l,
                      std::function<hg::Launcher(const hg::GemmArgs&)> prepare) {
   return {name, what, std::move(prepare),
-          {std::to_string(l.grid), std::to_string(l.per_sm), std::to_string(l.cluster), std::to_string(l.smem),
+          {l.grid > 0 ? std::to_string(l.grid) : "tiles", std::to_string(l.per_sm), std::to_string(l.cluster), std::to_string(l.smem),
            std::to_string(l.depth)}};
 }
 
@@ -157,11 +173,12 @@ int run(const hg::BenchOptions& args) {
     return 77;
   }
   if (dev.arch != hg::ArchChoice::kSm90)
-    throw hg::UsageError(std::string("a Hopper-only experiment (the sm_90a kernels of step6_persistent, "
-                                     "step7_warp_specialized and step8_cluster); GPU '") +
+    throw hg::UsageError(std::string("a Hopper-only experiment (the sm_90a kernels of step5_pipeline, "
+                                     "step6_persistent, step7_warp_specialized and step8_cluster); GPU '") +
                          dev.prop.name + "' runs the sm_100a kernels (hgemm_bench times those)");
   hg::prepare_bench_run(args);
 
+  namespace k5 = step5::sm90;
   namespace k6 = step6::sm90;
   namespace k7 = step7::sm90;
   namespace k8 = step8::sm90;
@@ -169,6 +186,10 @@ int run(const hg::BenchOptions& args) {
   const Launch l6 = per_sm_launch(k6::hgemm_kernel<kStep6Depth, Break::kNone>, k6::kThreads,
                                   k6::kSmemBytes<kStep6Depth>, kStep6Depth);
   const int sms = sm_count();
+  // One CTA per tile, as step 5 launches: the grid is the problem's tile count (0 here, sized at prepare).
+  const Launch l5{0, ctas_per_sm(k5::hgemm_kernel<kStep5Depth, Break::kNone>, k5::kThreads,
+                                 k5::kSmemBytes<kStep5Depth>), 1, k5::kSmemBytes<kStep5Depth>, kStep5Depth};
+  const Launch l6tiles{0, l6.per_sm, 1, l6.smem, kStep6Depth};
   const Launch l6one{sms, ctas_per_sm(k6::hgemm_kernel<kStep6Depth, Break::kNone>, k6::kThreads, kOneCtaSmem), 1,
                      kOneCtaSmem, kStep6Depth};
   if (l6one.per_sm != 1)
@@ -190,25 +211,33 @@ int run(const hg::BenchOptions& args) {
     return [prepare](const hg::GemmArgs& g) { return prepare(g); };
   };
   const std::vector<hg::Contestant> variants = {
+      entry("step5", "a CTA per tile, as is", l5, as_is(k5::prepare_variant<kStep5Depth, Break::kNone>)),
+      entry("step6_per_tile_launch_order", "a CTA per tile, step 5's order", l6tiles, [l6tiles](const hg::GemmArgs& g) {
+        return prepare_step6<kStep6Depth, kLaunchOrderRows>(g, l6tiles);
+      }),
+      entry("step6_per_tile", "a CTA per tile, grouped", l6tiles,
+            [l6tiles](const hg::GemmArgs& g) { return prepare_step6<kStep6Depth>(g, l6tiles); }),
+      entry("step6_launch_order", per_sm_text(l6) + ", step 5's order", l6,
+            [l6](const hg::GemmArgs& g) { return prepare_step6<kStep6Depth, kLaunchOrderRows>(g, l6); }),
       entry("step6", per_sm_text(l6) + ", as is", l6, as_is(k6::prepare_variant<kStep6Depth, Break::kNone>)),
       entry("step6_1cta", per_sm_text(l6one) + ", smem pad", l6one,
-            [l6one](const hg::GemmArgs& g) { return prepare_step6_1cta<kStep6Depth>(g, l6one); }),
+            [l6one](const hg::GemmArgs& g) { return prepare_step6<kStep6Depth>(g, l6one); }),
       entry("step7", per_sm_text(l7) + ", as is", l7, as_is(k7::prepare_variant<kStep7Depth, Break::kNone>)),
       entry("step7_cluster2", pairs_text(l7pair) + ", step 7 code", l7pair,
             [l7pair](const hg::GemmArgs& g) { return prepare_step7_cluster2<kStep7Depth>(g, l7pair); }),
       entry("step8", pairs_text(l8) + ", as is", l8, as_is(k8::prepare_variant<kStep8Depth, Break::kNone>)),
   };
-  const Launch launches[] = {l6, l6one, l7, l7pair, l8};
+  const Launch launches[] = {l5, l6tiles, l6tiles, l6, l6, l6one, l7, l7pair, l8};
   hg::check_bench_shapes(args, variants);
 
   std::printf("hg_dips_bench: launch configurations on %s (%d SMs), CTAs per SM from "
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor, clusters from cudaOccupancyMaxActiveClusters\n",
               dev.prop.name, sms);
-  std::printf("  %-16s %6s %7s %8s %11s %6s\n", "variant", "CTAs", "per SM", "cluster", "smem bytes", "depth");
+  std::printf("  %-28s %6s %7s %8s %11s %6s\n", "variant", "CTAs", "per SM", "cluster", "smem bytes", "depth");
   for (size_t i = 0; i < variants.size(); ++i) {
     const Launch& l = launches[i];
-    std::printf("  %-16s %6d %7d %8d %11d %6d\n", variants[i].name.c_str(), l.grid, l.per_sm, l.cluster, l.smem,
-                l.depth);
+    std::printf("  %-28s %6s %7d %8d %11d %6d\n", variants[i].name.c_str(), variants[i].extra[0].c_str(), l.per_sm,
+                l.cluster, l.smem, l.depth);
   }
   std::printf("  (step6's map needs %d B; step6_1cta runs the same kernel with its shared memory padded)\n\n",
               k6::kSmemBytes<kStep6Depth>);
@@ -241,7 +270,9 @@ int run(const hg::BenchOptions& args) {
 
 int main(int argc, char** argv) {
   return hg::bench_main(argc, argv, "hg_dips_bench",
-                        "Variants (Hopper only): step6, step6_1cta (one CTA per SM), step7, step7_cluster2 (step 7 in\n"
-                        "clusters of two), step8, and cuBLAS; tools/dips_bench.cu says what each isolates.\n",
+                        "Variants (Hopper only): step5, step6_per_tile_launch_order, step6_per_tile,\n"
+                        "step6_launch_order (step 6's changes apart), step6, step6_1cta (one CTA per SM), step7,\n"
+                        "step7_cluster2 (step 7 in clusters of two), step8, and cuBLAS; lab/dips_bench.cu says what\n"
+                        "each isolates.\n",
                         run);
 }

@@ -67,7 +67,9 @@ __device__ constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BLK_N * BLK_K) * 2;  
 // PIPE_DEPTH: stages of the shared-memory ring. 2 is double buffering (the original's choice); 3 and 4 work
 // too (--pipe-depth; the tests run all three). Each stage costs 32 KiB of shared memory.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
-template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone>
+// GROUP_ROWS: tile rows per L2 group. A group taller than the grid walks down one tile column after another,
+// step 5's launch order; lab/dips_bench.cu instantiates that to time this step's two changes apart.
+template <int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, int GROUP_ROWS = kGroupRows>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
@@ -81,7 +83,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // [tile]
   // This persistent CTA's tiles come from the L2-grouped scheduler (groups of 8 tile rows): tile blockIdx.x,
   // then every gridDim.x-th one. The current tile is D[tile_m0 .. tile_m0+127][tile_n0 .. tile_n0+127].
-  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, kGroupRows);
+  hg::TileScheduler scheduler(M / BLK_M, N / BLK_N, gridDim.x, blockIdx.x, GROUP_ROWS);
   int tile_m0 = 0, tile_n0 = 0;
   // [tile]
 
