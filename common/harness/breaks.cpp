@@ -12,7 +12,7 @@ const std::vector<BreakInfo>& all_breaks() {
   static const std::vector<BreakInfo> kAll = {
       {Break::kNoCtaSync, "no-cta-sync",
        "drop the __syncthreads() between the thread copies and the MMA: it may read a half-written tile",
-       "the four warps issue wgmma together, which holds warp 0 until all have copied"},
+       "on the H200 warp 0's wgmma waited for the other warps, so for their copies (seen, not promised by PTX)"},
       {Break::kNoPhaseFlip, "no-phase-flip",
        "never flip phase_mma: from the second K tile on, the MMA wait returns before the MMA is done"},
       {Break::kNoWgmmaWait, "no-wgmma-wait",
