@@ -51,12 +51,12 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
-/// The ladder's steps that --steps names (all of them without it), in the registry's order.
+/// The steps --steps names (any step of the registry), else the ladder's, in the registry's order.
 std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {
+  if (args.steps.empty()) return hg::ladder_steps();
   std::vector<hg::StepSpec> steps;
-  for (const hg::StepSpec& step : hg::ladder_steps())
-    if (args.steps.empty() || std::find(args.steps.begin(), args.steps.end(), step.name) != args.steps.end())
-      steps.push_back(step);
+  for (const hg::StepSpec& step : hg::all_steps())
+    if (std::find(args.steps.begin(), args.steps.end(), step.name) != args.steps.end()) steps.push_back(step);
   return steps;
 }
 
@@ -90,9 +90,10 @@ std::vector<hg::Contestant> contestants(const std::vector<hg::StepSpec>& steps, 
   return out;
 }
 
-std::vector<std::string> ladder_names() {
+/// The names --steps chooses from: every step of the registry.
+std::vector<std::string> step_names() {
   std::vector<std::string> names;
-  for (const hg::StepSpec& step : hg::ladder_steps()) names.push_back(step.name);
+  for (const hg::StepSpec& step : hg::all_steps()) names.push_back(step.name);
   return names;
 }
 
@@ -174,4 +175,4 @@ int run(const hg::BenchOptions& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return hg::bench_main(argc, argv, "hgemm_bench", "", run, ladder_names()); }
+int main(int argc, char** argv) { return hg::bench_main(argc, argv, "hgemm_bench", "", run, step_names()); }

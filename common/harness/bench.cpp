@@ -149,7 +149,7 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
        "  is skipped for that kernel with a note on stderr (cuBLAS runs every shape). Bad content exits 2 with\n"
        "  FILE:LINE and the reason. Writes <out>/sweep_run.csv (the ladder's columns, then model, layer,\n"
        "  source and skipped), sweep_run.json and sweep_samples.csv; tools/sweep_summary.py combines runs.\n"
-       "--steps NAME,...: time only these steps (cuBLAS always), named as in steps.json:";
+       "--steps NAME,...: time these steps instead of the ladder (cuBLAS always), named as in steps.json:";
   size_t width = 200;  // the names wrapped into lines of about 100 characters
   for (size_t i = 0; i < step_names.size(); ++i) {
     const std::string item = step_names[i] + (i + 1 < step_names.size() ? "," : "");

@@ -43,9 +43,9 @@ struct BenchOptions {
 /// tiles on 66 pairs: 5120 x 5120 x 2048 and 2304 x 4608 x 8192.
 std::vector<Shape> default_bench_shapes();
 
-/// The --help text of a benchmark named `tool`. `step_names`: the ladder steps it times, which --steps chooses
-/// from; empty: a tool of its own kernels (hg_dips_bench), which takes neither --sweep, --steps, --plan nor
-/// --sk-forced (its CSV has no columns for a sweep's rows).
+/// The --help text of a benchmark named `tool`. `step_names`: the steps --steps chooses from (without it the
+/// tool times its ladder); empty: a tool of its own kernels (hg_dips_bench), which takes neither --sweep,
+/// --steps, --plan nor --sk-forced (its CSV has no columns for a sweep's rows).
 std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names = {});
 
 /// Parses argv (argv[0] is the program name); --sweep reads its file. `step_names`: as for bench_usage. Throws
