@@ -219,7 +219,8 @@ int run(const StepSpec& spec, const Options& opt, const Variant& requested) {
 
 void check_step_knobs(const StepSpec& spec, bool stream_k_given, bool tile_given) {
   if (stream_k_given && !spec.stream_k_knobs)
-    throw UsageError(std::string(spec.name) + " has no stream-K split: the --sk-* flags are for the steps that have one");
+    throw UsageError(std::string(spec.name) +
+                     " has no stream-K split: the --sk-* flags are for the steps that have one");
   if (tile_given && !spec.tile_knob)
     throw UsageError(std::string(spec.name) + " has one tile size: --tile is for the steps that offer a menu");
 }
