@@ -23,7 +23,10 @@
 
 #include "common/harness/bench.hpp"
 #include "common/harness/cli.hpp"
+#include "common/harness/harness.cuh"
+#include "common/harness/order.hpp"
 #include "common/harness/runner.hpp"
+#include "common/harness/stats.hpp"
 #include "common/harness/verify.hpp"
 #include "common/kernel/check.cuh"
 #include "common/kernel/tile_choice.hpp"
@@ -218,6 +221,7 @@ class LauncherCache {
     if (it == entries_.end()) {
       Entry e{key, {}, {}};
       e.launch = prepare(&e.chosen);
+      ++prepared_;
       entries_.push_front(std::move(e));
       // Evicting frees a stream-K workspace; cudaFree waits for the work already enqueued on the device.
       if (entries_.size() > kCacheEntries) entries_.pop_back();
@@ -235,9 +239,14 @@ class LauncherCache {
     std::lock_guard<std::mutex> lock(mutex_);
     entries_.clear();
   }
+  int64_t prepared() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return prepared_;
+  }
 
  private:
   std::mutex mutex_;
+  int64_t prepared_ = 0;  // launchers built since the library was loaded
   std::list<Entry> entries_;  // most recently used first
 };
 
@@ -345,8 +354,40 @@ const char* hg_torch_sweep_json(const char* path) {
   return text.c_str();
 }
 
-/// Prepared launchers kept (for the tests), and dropping them all (frees their stream-K workspaces).
+/// Prepared launchers kept, launchers built since the library was loaded (a benchmark checks that its timed launches
+/// built none), and dropping them all (frees their stream-K workspaces).
 int hg_torch_cache_size() { return int(cache().size()); }
+int64_t hg_torch_prepared_count() { return cache().prepared(); }
 void hg_torch_cache_clear() { cache().clear(); }
+
+// What tools/torch_bench.py shares with hgemm_bench's timing (common/harness), so that both time alike.
+
+/// How many input sets of M x N x K rotate (hg::rotating_input_sets).
+int64_t hg_torch_rotating_sets(int64_t m, int64_t n, int64_t k, size_t l2_bytes, size_t free_bytes) {
+  return hg::rotating_input_sets(hg::Shape{m, n, k}, l2_bytes, free_bytes);
+}
+
+/// The order of the `kernels` contenders' turns in round `round` (hg::round_order) into out[0 .. kernels-1]; -1 for
+/// a negative count or round.
+int hg_torch_round_order(int kernels, int round, int* out) {
+  if (kernels < 0 || round < 0) return -1;
+  const std::vector<int> order = hg::round_order(kernels, round);
+  std::copy(order.begin(), order.end(), out);
+  return 0;
+}
+
+/// The cycle after which round_order repeats (hg::order_cycle).
+int hg_torch_order_cycle(int kernels) { return hg::order_cycle(kernels); }
+
+/// Median, 10th and 90th percentile of `count` times (hg::summarize: NumPy's linear interpolation) into out[0..2];
+/// -1 for no samples.
+int hg_torch_summarize(const double* ms, int count, double* out) {
+  if (count < 1) return -1;
+  const hg::TimingStats t = hg::summarize(std::vector<double>(ms, ms + count));
+  out[0] = t.median_ms;
+  out[1] = t.p10_ms;
+  out[2] = t.p90_ms;
+  return 0;
+}
 
 }  // extern "C"
