@@ -110,4 +110,6 @@ def mm(a, b, step=None, tile="auto", pipe_depth=None):
     """a @ b.T (a: M x K, b: N x K, fp16 on one CUDA GPU) with `step`'s kernel: "step11_fitted_tile", "step11" or 11
     (default: the last step). tile: "auto", "MxN" or "N" (the menu's tile N wide; the steps with a menu of tiles).
     pipe_depth: one of the step's ring depths (None: its default). Returns M x N fp16."""
-    return _mm(a, b, resolve_step(step), str(tile), 0 if pipe_depth is None else int(pipe_depth))
+    step = resolve_step(step)
+    _check_operands(a, b)  # before the dispatcher, which would refuse a non-tensor in its own words
+    return _mm(a, b, step, str(tile), 0 if pipe_depth is None else int(pipe_depth))
