@@ -58,7 +58,8 @@ TRITON = "triton_persistent"
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="two shapes, 20 launches in 2 rounds (a smoke test)")
+    p.add_argument("--quick", action="store_true",
+                   help="the first and last default shape, 20 launches in 2 rounds (a smoke test)")
     p.add_argument("--sweep", nargs="?", const=str(ROOT / "tools" / "sweep_shapes.csv"), metavar="FILE",
                    help="the shapes of a sweep file (default tools/sweep_shapes.csv) instead of the defaults")
     p.add_argument("--steps", help="comma-separated steps to time (default: the ladder's and hgemm.mm's default)")

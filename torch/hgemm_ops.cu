@@ -43,7 +43,7 @@ constexpr int kOk = 0, kBadRequest = 2, kCudaError = 3;
 constexpr size_t kCacheEntries = 64;
 
 // TMA reads A and B and writes D at their global addresses, which must be 16-byte aligned (CUDA Driver API,
-// cuTensorMapEncodeTiled: globalAddress); steps 1 to 3 load 16 bytes per thread from the same rows.
+// cuTensorMapEncodeTiled: globalAddress); the steps whose threads copy load 16-byte vectors from the same rows.
 constexpr uintptr_t kAddressAlign = 16;
 
 struct Menu {
