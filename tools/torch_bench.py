@@ -15,7 +15,9 @@ It times as hgemm_bench does (common/harness: time_interleaved, RotatingInputs),
 for the parts that decide a number: each contender is first checked on one random-normal problem against the fp32
 reference with the verify binary's tolerance (hgemm/verify.py; torch.matmul is checked too, and a contender that
 fails is reported and not timed); inputs rotate over enough sets of A and B that together they are at least twice
-the L2 (rotating_input_sets), so no launch finds its operands cached by the one before; after W warm-up launches of
+the L2 (rotating_input_sets), so no launch finds its operands cached by the one before (D is each call's own
+output, which PyTorch's caching allocator hands back from the same block, for every contender alike, where
+hgemm_bench rotates D with A and B); after W warm-up launches of
 each, R rounds in which every contender takes iters/R timed launches in turn, in the balanced order of round_order
 (each turn follows every other contender's equally often over a cycle), by two methods: burst (no settle) and
 sustained (each turn starts with about T ms of untimed launches of that contender, sized from its warm-up, so that a
@@ -167,7 +169,10 @@ def bench_shape(env, shape, args):
     operands = [hgemm.verify.inputs(m, n, k, "random", seed=1000 + s) for s in range(sets)]
     verified, wrong = [], {}
     for name, call in contenders(env, m, n, k):
-        error = hgemm.verify.compare(call(*operands[0]), *operands[0], "random")
+        try:
+            error = hgemm.verify.compare(call(*operands[0]), *operands[0], "random")
+        except Exception as e:  # a contender that cannot run here (e.g. Triton failing to compile) is reported
+            error = f"{type(e).__name__}: {e}"
         if error:
             print(f"  {name} FAILED its check at {m}x{n}x{k}: {error}; not timed", file=sys.stderr)
             wrong[name] = error
@@ -182,6 +187,8 @@ def bench_shape(env, shape, args):
     for name in wrong:
         for method in ("burst", "sustained"):
             rows.append({**base, "contender": name, "method": method, "verified": "no", "settle_ms": ""})
+    if not verified:
+        return rows
     launches = [lambda i, call=call: call(*operands[i % sets]) for _, call in verified]
     for method, settle in (("burst", 0.0), ("sustained", args.settle_ms)):
         before = hgemm._lib.LIB.hg_torch_prepared_count()
