@@ -76,7 +76,7 @@ def banner(path):
 
 def texts(root):
     """(file, line number, text) of every line this check reads."""
-    for folder in ("tools", "common"):
+    for folder in ("tools", "common", "torch"):
         for path in sorted((root / folder).rglob("*")):
             if not path.is_file() or "__pycache__" in path.parts:
                 continue

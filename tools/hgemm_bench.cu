@@ -34,22 +34,15 @@
 #include <vector>
 
 #include "common/harness/bench.hpp"
-// The steps of the ladder, from the registry (steps.json): each step's kernels are compiled once, into the
-// spec this binary links (CMakeLists.txt generates ladder.hpp and the specs).
-#include "ladder.hpp"
+// The steps, from the registry (steps.json): each step's kernels are compiled once, into the spec this
+// binary links (CMakeLists.txt generates steps.hpp and the specs).
+#include "steps.hpp"
 
 // The command line, the verify-then-time run of each shape, the table and the CSV files are the benchmarks'
 // shared run (common/harness/bench.hpp); this file adds the ladder's contestants and ladder.json.
 namespace {
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+using hg::json_escape;
 
 /// The steps --steps names (any step of the registry), else the ladder's, in the registry's order.
 std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {

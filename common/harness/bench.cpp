@@ -116,6 +116,15 @@ std::string csv_value(const std::string& v) {
 
 }  // namespace
 
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::vector<Shape> default_bench_shapes() {
   return {{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}, {16384, 4096, 1024}, {5120, 5120, 2048},
           {2304, 4608, 8192}};

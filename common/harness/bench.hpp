@@ -73,6 +73,9 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
 /// Refuses (UsageError) a shape whose buffers do not fit, and creates the --out directory.
 void prepare_bench_run(const BenchOptions& opt);
 
+/// `s` inside a JSON string: its quotes and backslashes escaped (the JSON that hgemm_bench and hgemm_torch_ops write).
+std::string json_escape(const std::string& s);
+
 /// Dense fp16 tensor-core peak from NVIDIA's datasheets (no sparsity), TFLOP/s; 0 when unknown.
 double dense_fp16_peak(const cudaDeviceProp& p);
 

@@ -278,16 +278,23 @@ VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute,
   return run_and_check(compute, g, compute_reference(g, stream), mode, stream);
 }
 
+namespace {
+// Each set starts on a 256-byte boundary, as a cudaMalloc does: at a ragged shape a set's M x N elements need not
+// fill whole 16 bytes, and a TMA map needs a 16-byte-aligned base.
+int64_t padded(int64_t count) { return (count + 127) / 128 * 128; }
+}  // namespace
+
+int64_t rotating_input_sets(const Shape& s, size_t l2_bytes, size_t free_bytes) {
+  const double set_bytes = 2.0 * double(padded(s.m * s.k) + padded(s.n * s.k) + padded(s.m * s.n));
+  const int64_t sets = std::max<int64_t>(2, int64_t(2.0 * double(l2_bytes) / set_bytes) + 1);
+  return std::min<int64_t>({sets, 4096, std::max<int64_t>(1, int64_t(0.8 * double(free_bytes) / set_bytes))});
+}
+
 RotatingInputs::RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream) {
-  // Each set starts on a 256-byte boundary, as a cudaMalloc does: at a ragged shape a set's M x N elements need not
-  // fill whole 16 bytes, and a TMA map needs a 16-byte-aligned base.
-  const auto padded = [](int64_t count) { return (count + 127) / 128 * 128; };
   const int64_t a_n = padded(s.m * s.k), b_n = padded(s.n * s.k), d_n = padded(s.m * s.n);
-  const double set_bytes = 2.0 * double(a_n + b_n + d_n);
   size_t free_b = 0, total_b = 0;
   HG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  sets_ = std::max<int64_t>(2, int64_t(2.0 * double(l2_bytes) / set_bytes) + 1);
-  sets_ = std::min<int64_t>({sets_, 4096, std::max<int64_t>(1, int64_t(0.8 * double(free_b) / set_bytes))});
+  sets_ = rotating_input_sets(s, l2_bytes, free_b);
   pools_.reserve(3);
   pools_.emplace_back(a_n * sets_);
   pools_.emplace_back(b_n * sets_);

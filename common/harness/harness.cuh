@@ -159,9 +159,13 @@ VerifyReport run_and_check(const std::function<void(const GemmArgs&)>& compute, 
 VerifyReport run_and_verify(const std::function<void(const GemmArgs&)>& compute, const GemmArgs& g, InitMode mode,
                             cudaStream_t stream);
 
-/// Random-normal input sets for timing: enough copies of A, B and D that their total size is at least
-/// twice the L2 (so a launch never finds its operands cached by the previous one), at least 2 when memory
-/// allows, at most 4096, and within 80% of free GPU memory.
+/// How many input sets of `s` (A, B and D, each from a 256-byte boundary) rotate in a timing: enough that their
+/// total size is at least twice the L2 (`l2_bytes`; so a launch never finds its operands cached by the previous
+/// one), at least 2 when memory allows, at most 4096, and within 80% of `free_bytes`. Host arithmetic only
+/// (tools/torch_bench.py asks for it through torch/hgemm_ops.cu).
+int64_t rotating_input_sets(const Shape& s, size_t l2_bytes, size_t free_bytes);
+
+/// Random-normal input sets for timing: rotating_input_sets(s, ...) copies of A, B and D.
 class RotatingInputs {
  public:
   RotatingInputs(const Shape& s, uint64_t seed, size_t l2_bytes, cudaStream_t stream);

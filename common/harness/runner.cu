@@ -217,6 +217,14 @@ int run(const StepSpec& spec, const Options& opt, const Variant& requested) {
 
 }  // namespace
 
+void check_step_knobs(const StepSpec& spec, bool stream_k_given, bool tile_given) {
+  if (stream_k_given && !spec.stream_k_knobs)
+    throw UsageError(std::string(spec.name) +
+                     " has no stream-K split: the --sk-* flags are for the steps that have one");
+  if (tile_given && !spec.tile_knob)
+    throw UsageError(std::string(spec.name) + " has one tile size: --tile is for the steps that offer a menu");
+}
+
 int run_step(const StepSpec& spec, int argc, char** argv) {
   Options opt;
   Variant variant;
@@ -239,11 +247,8 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
       throw UsageError("this build of " + std::string(spec.name) + " has no --break variants: reconfigure with "
                        "-DHG_BREAK_VARIANTS=ON (the test preset sets it) and rebuild");
     depths = resolve_pipe_depths(opt.pipe_depth, spec.pipe_depths, spec.name);
-    if (opt.stream_k_given && !spec.stream_k_knobs)
-      throw UsageError(std::string(spec.name) + " has no stream-K split: the --sk-* flags are for the steps that have one");
+    check_step_knobs(spec, opt.stream_k_given, opt.tile_given);
     variant.stream_k = opt.stream_k;
-    if (opt.tile_given && !spec.tile_knob)
-      throw UsageError(std::string(spec.name) + " has one tile size: --tile is for the steps that offer a menu");
     variant.tile = opt.tile;
     if (opt.init_both) inits = {InitMode::kInt, InitMode::kRandom};
     if (depths.size() * inits.size() > 1 && (opt.bench || !opt.save_dir.empty()))

@@ -28,6 +28,10 @@ struct StepSpec {
   bool tile_knob = false;       ///< whether its host code takes a tile (--tile; steps.json "knobs": "tile")
 };
 
+/// Throws UsageError when a run gives a step a knob it lacks: --sk-* without the stream-K split, --tile without a menu
+/// of tiles. The verify binary and the library for PyTorch (torch/hgemm_ops.cu) refuse with these words.
+void check_step_knobs(const StepSpec& spec, bool stream_k_given, bool tile_given);
+
 /// The whole verify binary: parse and validate arguments, find a supported GPU, run, verify, report,
 /// optionally save and benchmark. Returns the process exit code: 0 verified, 1 verification failed, 2 bad
 /// usage or unsupported shape, 3 CUDA error or deadlock, 77 no supported GPU.

@@ -200,6 +200,8 @@ macro(hg_add_step i)
   endforeach()
   add_library(${step}_spec STATIC ${sources})
   target_link_libraries(${step}_spec PUBLIC hg_common)
+  # Position-independent, so that the shared library hgemm_torch_ops (torch/) can link it: the kernels compile once.
+  set_target_properties(${step}_spec PROPERTIES POSITION_INDEPENDENT_CODE ON)
   if(HG_SPLIT_ARCHS)
     set_target_properties(${step}_spec PROPERTIES CUDA_ARCHITECTURES OFF)  # per source, above
   endif()
