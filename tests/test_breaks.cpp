@@ -75,7 +75,7 @@ TEST_CASE("break_list: the switches a step's registry entry says an H200 tolerat
   CHECK(hg::hopper_label(hg::break_info(Break::kNoStoreWait), {Break::kNoStoreWait}).find("expected to pass") == 0);
   CHECK(hg::hopper_label(hg::break_info(Break::kNoStoreWait), {Break::kNoCtaSync}).empty());
   CHECK(hg::hopper_label(hg::break_info(Break::kShortExpectTx), {}).empty());
-  CHECK(hg::hopper_label(hg::break_info(Break::kNoCtaSync), {Break::kNoCtaSync}).find("wgmma together") !=
+  CHECK(hg::hopper_label(hg::break_info(Break::kNoCtaSync), {Break::kNoCtaSync}).find("wgmma waited for the other warps") !=
         std::string::npos);
 }
 

@@ -9,9 +9,9 @@ break variants, Ninja) and, where the fault shows only when compiling, builds th
   - a ring depth whose shared memory does not fit         -> the generated dispatch's static_assert names the
                                                             entry and the depth (compiling that one TU).
 The unplanted copy configures, and its generated dispatch compiles without the break variants (the default
-preset's build), so each failure is the planted fault's.
+preset's build), so each failure is the planted fault's. Each case is its own CTest test (they run in parallel).
 
-usage: test_registry_errors.py SOURCE_DIR CMAKE NVCC
+usage: test_registry_errors.py SOURCE_DIR CMAKE NVCC CASE   (CASE: clean, switch, page, namespace or depth)
 """
 import json
 import pathlib
@@ -58,60 +58,69 @@ def expect(result, *needles, what):
     return True
 
 
-def main():
-    src, cmake, nvcc = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-    ok = True
-    with tempfile.TemporaryDirectory(prefix="hg_registry_") as tmp:
-        base = pathlib.Path(tmp) / "base"
-        copy_checkout(src, base)
-
-        def fresh(name):
-            tree = pathlib.Path(tmp) / name
-            shutil.copytree(base, tree)
-            return tree
-
-        clean = configure(fresh("clean"), cmake, nvcc)
-        if clean.returncode != 0:
-            print(f"FAIL: the unplanted copy does not configure:\n{clean.stdout[-3000:]}{clean.stderr[-3000:]}")
-            return 1
-        print("ok: the unplanted copy configures")
-        # ...and, without the break variants (the default preset), its generated dispatch compiles.
-        for arch in ("sm90", "sm100"):
-            obj = f"CMakeFiles/step1_single_tile_spec.dir/steps/step1_single_tile/{arch}.cu.o"
-            built = subprocess.run([cmake, "--build", str(pathlib.Path(tmp) / "clean" / "build"), "--target", obj],
-                                   capture_output=True, text=True)
-            if built.returncode != 0:
-                print(f"FAIL: step 1's {arch} dispatch without break variants does not compile:\n{built.stdout[-3000:]}")
-                return 1
-        print("ok: the dispatch compiles without the break variants")
-
-        tree = fresh("switch")
-        registry = json.loads((tree / "steps.json").read_text())
-        entry = next(e for e in registry["steps"] if e["name"] == STEP)
-        edit_entry(tree, breaks=entry["breaks"] + ["kNoCtaSync"])  # step 1's switch: no later kernel tests it
-        ok &= expect(configure(tree, cmake, nvcc), f"steps.json: {STEP}'s breaks name kNoCtaSync",
-                     f"{STEP}/hgemm_sm90.cuh never tests hg::Break::kNoCtaSync", what="a switch the kernel lacks")
-
-        tree = fresh("page")
-        (tree / "docs" / f"{STEP}.md").unlink()
-        ok &= expect(configure(tree, cmake, nvcc), f"docs/{STEP}.md does not exist", what="a step without its page")
-
-        tree = fresh("namespace")
-        edit_entry(tree, namespace="step11")  # a copied folder whose kernels still open step10::
-        ok &= expect(configure(tree, cmake, nvcc), f"steps.json gives {STEP} the namespace step11",
-                     f"{STEP}/hgemm_sm90.cuh does not open namespace step11::sm90", what="a namespace the kernels lack")
-
-        tree = fresh("depth")
-        edit_entry(tree, depths=entry["depths"] + [5])
-        configured = configure(tree, cmake, nvcc)
-        if configured.returncode != 0:
-            print(f"FAIL: depth 5 should configure and fail to compile:\n{configured.stderr[-3000:]}")
-            return 1
-        obj = f"CMakeFiles/{STEP}_spec.dir/steps/{STEP}/sm90.cu.o"
+def case_clean(tree, cmake, nvcc):
+    clean = configure(tree, cmake, nvcc)
+    if clean.returncode != 0:
+        print(f"FAIL: the unplanted copy does not configure:\n{clean.stdout[-3000:]}{clean.stderr[-3000:]}")
+        return False
+    print("ok: the unplanted copy configures")
+    # ...and, without the break variants (the default preset), its generated dispatch compiles.
+    for arch in ("sm90", "sm100"):
+        obj = f"CMakeFiles/step1_single_tile_spec.dir/steps/step1_single_tile/{arch}.cu.o"
         built = subprocess.run([cmake, "--build", str(tree / "build"), "--target", obj], capture_output=True, text=True)
-        ok &= expect(built, f"steps.json: {STEP} offers --pipe-depth 5", "exceeds the 227 KiB a CTA may use",
-                     what="a depth whose shared memory does not fit")
-    return 0 if ok else 1
+        if built.returncode != 0:
+            print(f"FAIL: step 1's {arch} dispatch without break variants does not compile:\n{built.stdout[-3000:]}")
+            return False
+    print("ok: the dispatch compiles without the break variants")
+    return True
+
+
+def case_switch(tree, cmake, nvcc):
+    registry = json.loads((tree / "steps.json").read_text())
+    entry = next(e for e in registry["steps"] if e["name"] == STEP)
+    edit_entry(tree, breaks=entry["breaks"] + ["kNoCtaSync"])  # step 1's switch: no later kernel tests it
+    return expect(configure(tree, cmake, nvcc), f"steps.json: {STEP}'s breaks name kNoCtaSync",
+                  f"{STEP}/hgemm_sm90.cuh never tests hg::Break::kNoCtaSync", what="a switch the kernel lacks")
+
+
+def case_page(tree, cmake, nvcc):
+    (tree / "docs" / f"{STEP}.md").unlink()
+    return expect(configure(tree, cmake, nvcc), f"docs/{STEP}.md does not exist", what="a step without its page")
+
+
+def case_namespace(tree, cmake, nvcc):
+    edit_entry(tree, namespace="step11")  # a copied folder whose kernels still open step10::
+    return expect(configure(tree, cmake, nvcc), f"steps.json gives {STEP} the namespace step11",
+                  f"{STEP}/hgemm_sm90.cuh does not open namespace step11::sm90", what="a namespace the kernels lack")
+
+
+def case_depth(tree, cmake, nvcc):
+    registry = json.loads((tree / "steps.json").read_text())
+    entry = next(e for e in registry["steps"] if e["name"] == STEP)
+    edit_entry(tree, depths=entry["depths"] + [5])
+    configured = configure(tree, cmake, nvcc)
+    if configured.returncode != 0:
+        print(f"FAIL: depth 5 should configure and fail to compile:\n{configured.stderr[-3000:]}")
+        return False
+    obj = f"CMakeFiles/{STEP}_spec.dir/steps/{STEP}/sm90.cu.o"
+    built = subprocess.run([cmake, "--build", str(tree / "build"), "--target", obj], capture_output=True, text=True)
+    return expect(built, f"steps.json: {STEP} offers --pipe-depth 5", "exceeds the 227 KiB a CTA may use",
+                  what="a depth whose shared memory does not fit")
+
+
+CASES = {"clean": case_clean, "switch": case_switch, "page": case_page, "namespace": case_namespace,
+         "depth": case_depth}
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[4] not in CASES:
+        print(f"usage: {sys.argv[0]} SOURCE_DIR CMAKE NVCC CASE (CASE: {', '.join(CASES)})", file=sys.stderr)
+        return 2
+    src, cmake, nvcc, case = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    with tempfile.TemporaryDirectory(prefix=f"hg_registry_{case}_") as tmp:
+        tree = pathlib.Path(tmp) / case
+        copy_checkout(src, tree)
+        return 0 if CASES[case](tree, cmake, nvcc) else 1
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ def last_chosen():
     return getattr(_last, "chosen", "")
 
 
+def check_same_device(a_device, b_device):
+    """The operands' rule that needs two GPUs to break: both on one."""
+    if a_device != b_device:
+        raise ValueError(f"hgemm.mm: a is on {a_device} and b on {b_device}: both must be on one GPU")
+
+
 def _check_operands(a, b):
     """The rules of the operands that a tensor's metadata shows (so the fake tensors of torch.compile see them)."""
     for name, t in (("a", a), ("b", b)):
@@ -57,8 +63,7 @@ def _check_operands(a, b):
         if not t.is_contiguous():
             raise ValueError(f"hgemm.mm: {name} must be contiguous (row-major, strides (K, 1)), got strides "
                              f"{t.stride()}: pass {name}.contiguous()")
-    if a.device != b.device:
-        raise ValueError(f"hgemm.mm: a is on {a.device} and b on {b.device}: both must be on one GPU")
+    check_same_device(a.device, b.device)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"hgemm.mm: a is M x K and b is N x K (the result is a @ b.T): their K differ, a "
                          f"{tuple(a.shape)} and b {tuple(b.shape)}")

@@ -57,11 +57,12 @@ def test_k_mismatch(cuda_tensors):
 
 
 def test_different_devices():
-    """Two GPUs are needed for real tensors; fake ones show the rule anywhere."""
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    with FakeTensorMode():
-        with pytest.raises(ValueError, match="a is on cuda:0 and b on cuda:1: both must be on one GPU"):
-            hgemm.mm(half(128, 64, device="cuda:0"), half(128, 64, device="cuda:1"))
+    """Tensors on two GPUs need two GPUs (even fake ones: torch touches each device); hgemm.mm's check is called
+    with the two devices here."""
+    from hgemm.ops import check_same_device
+    with pytest.raises(ValueError, match="a is on cuda:0 and b on cuda:1: both must be on one GPU"):
+        check_same_device(torch.device("cuda:0"), torch.device("cuda:1"))
+    check_same_device(torch.device("cuda:0"), torch.device("cuda:0"))  # one GPU: no error
 
 
 def test_shape_rule(cuda_tensors):
