@@ -126,6 +126,33 @@ class LadderMedianTest(unittest.TestCase):
             self.assertEqual((r["runs"], r["verified"], r["what"]), ("3", "1", "x, y"))
             self.assertEqual(rows[("cublas", method)]["pct_cublas"], "100.0")
 
+    def test_another_tools_csv_keyed_by_variant(self):
+        """--csv dips.csv: hg_dips_bench's runs (a variant column, no JSON) combine the same way."""
+        dirs = []
+        for i in range(3):
+            d = self.f.dir / ("dips%d" % (i + 1))
+            d.mkdir()
+            rows = [dict({("variant" if k == "step" else k): v for k, v in r.items()}) for r in run_rows(i)]
+            with open(d / "dips.csv", "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=["variant" if h == "step" else h for h in HEADER],
+                                   lineterminator="\n")
+                w.writeheader()
+                w.writerows(rows)
+            (d / "dips_samples.csv").write_text("m,variant,ms\n4096,cublas,%d\n" % i)
+            dirs.append(str(d))
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            rc = ladder_median.main(dirs + ["--out", str(self.f.out), "--csv", "dips.csv"])
+        self.assertEqual(rc, 0, err.getvalue())
+        with open(self.f.out / "dips.csv") as f:
+            rows = {(r["variant"], r["method"]): r for r in csv.DictReader(f)}
+        self.assertEqual(rows[(S9, "burst")]["median_ms"], "1.10000")
+        self.assertEqual(rows[(S9, "sustained")]["pct_cublas"], "90.0")
+        self.assertEqual(sorted(p.name for p in (self.f.out / "dips_runs").iterdir()),
+                         ["run1.csv", "run2.csv", "run3.csv"])
+        self.assertEqual((self.f.out / "dips_samples.csv").read_text(), "m,variant,ms\n4096,cublas,0\n")
+        self.assertFalse((self.f.out / "ladder.csv").exists())
+
     def test_a_kernel_that_failed_verification_in_one_run_keeps_no_time(self):
         dirs = [self.f.run_dir(0), self.f.run_dir(1, rows=run_rows(1, step9_verified=0)), self.f.run_dir(2)]
         rc, _, _, rows, _ = self.f.combine(dirs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Combine whole runs of the benchmark ladder into the ladder the pages show: the median of each row over runs.
 
-    tools/ladder_median.py RUN_DIR... [--out DIR (default docs/results)] [--allow-fewer]
+    tools/ladder_median.py RUN_DIR... [--out DIR (default docs/results)] [--csv NAME] [--allow-fewer]
 
 RUN_DIR: the --out directory of one `hgemm_bench` run each (ladder.csv, ladder.json; samples.csv, and power.csv if
 nvidia-smi logged it). One run on this power-capped GPU moves by several percent, and a page's comparison of two steps
@@ -17,6 +17,10 @@ exit 2, unless --allow-fewer). Writes into DIR:
   power.csv    the runs' nvidia-smi logs, one after the other.
   samples.csv  the first run's timed launches (the runs' others stay in their directories).
   ladder_runs/runN.csv, runN.json   each run as it came (the runs must agree on GPU, steps, shapes and timing).
+
+--csv NAME combines another tool's runs that write hgemm_bench's columns under NAME, keyed by their step or
+variant column (hg_dips_bench: --csv dips.csv): DIR gets NAME, <stem>_runs/runN.csv, <stem>_samples.csv from the
+first run and power.csv; the runs' <stem>.json, where the tool writes one, is checked and kept as for the ladder.
 """
 import argparse
 import csv
@@ -37,28 +41,30 @@ class InputError(Exception):
     pass
 
 
-def read_run(run_dir):
-    csv_path, json_path = run_dir / "ladder.csv", run_dir / "ladder.json"
-    for p in (csv_path, json_path):
+def read_run(run_dir, name="ladder.csv"):
+    csv_path, json_path = run_dir / name, run_dir / (pathlib.Path(name).stem + ".json")
+    needed = (csv_path, json_path) if name == "ladder.csv" else (csv_path,)
+    for p in needed:
         if not p.is_file():
-            raise InputError(f"{p} does not exist: give the --out directory of one `hgemm_bench` run")
+            raise InputError(f"{p} does not exist: give the --out directory of one run of the tool that writes {name}")
     with open(csv_path, newline="") as f:
         reader = csv.DictReader(f)
         fields, rows = reader.fieldnames, list(reader)
-    keyed = {(r["m"], r["n"], r["k"], r["step"], r["method"]): r for r in rows}
-    return fields, keyed, json.loads(json_path.read_text())
+    key = "step" if "step" in fields else "variant"
+    keyed = {(r["m"], r["n"], r["k"], r[key], r["method"]): r for r in rows}
+    return fields, keyed, json.loads(json_path.read_text()) if json_path.is_file() else {}
 
 
-def combine(run_dirs):
-    runs = [read_run(d) for d in run_dirs]
+def combine(run_dirs, name="ladder.csv"):
+    runs = [read_run(d, name) for d in run_dirs]
     fields, first, meta = runs[0]
     for d, (_, rows, m) in zip(run_dirs[1:], runs[1:]):
         if set(rows) != set(first):
-            raise InputError(f"{d}/ladder.csv holds other rows than {run_dirs[0]}/ladder.csv: combine runs of the "
+            raise InputError(f"{d}/{name} holds other rows than {run_dirs[0]}/{name}: combine runs of the "
                              "same steps, shapes and methods")
         for key in SAME:
             if m.get(key) != meta.get(key):
-                raise InputError(f"{d}/ladder.json: {key} is {m.get(key)!r}, the first run's {meta.get(key)!r}: "
+                raise InputError(f"{d}/{pathlib.Path(name).stem}.json: {key} is {m.get(key)!r}, the first run's {meta.get(key)!r}: "
                                  "combine runs made the same way")
     out = []
     for key, row in first.items():
@@ -80,7 +86,8 @@ def combine(run_dirs):
         else:
             row.update(verified="0", pct_cublas_min="", pct_cublas_max="")
         out.append(row)
-    meta = dict(meta, runs=len(runs), dates_utc=[m["date_utc"] for _, _, m in runs])
+    if meta:
+        meta = dict(meta, runs=len(runs), dates_utc=[m["date_utc"] for _, _, m in runs])
     return fields + ["runs", "pct_cublas_min", "pct_cublas_max"], out, meta
 
 
@@ -88,6 +95,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", type=pathlib.Path)
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path("docs/results"))
+    ap.add_argument("--csv", default="ladder.csv", help="the runs' CSV file name (default ladder.csv)")
     ap.add_argument("--allow-fewer", action="store_true")
     a = ap.parse_args(argv)
     if len(a.runs) < 3 and not a.allow_fewer:
@@ -95,26 +103,30 @@ def main(argv=None):
               "runs (or pass --allow-fewer for a look)", file=sys.stderr)
         return 2
     try:
-        fields, rows, meta = combine(a.runs)
+        fields, rows, meta = combine(a.runs, a.csv)
     except InputError as e:
         print(f"ladder_median: {e}", file=sys.stderr)
         return 2
     a.out.mkdir(parents=True, exist_ok=True)
-    bench_log_csv.write_rows(a.out / "ladder.csv", fields, rows)
-    (a.out / "ladder.json").write_text(json.dumps(meta, indent=2) + "\n")
-    kept = a.out / "ladder_runs"
+    stem = pathlib.Path(a.csv).stem
+    bench_log_csv.write_rows(a.out / a.csv, fields, rows)
+    if meta:
+        (a.out / f"{stem}.json").write_text(json.dumps(meta, indent=2) + "\n")
+    kept = a.out / f"{stem}_runs"
     kept.mkdir(exist_ok=True)
     power = []
     for i, d in enumerate(a.runs, 1):
-        shutil.copyfile(d / "ladder.csv", kept / f"run{i}.csv")
-        shutil.copyfile(d / "ladder.json", kept / f"run{i}.json")
+        shutil.copyfile(d / a.csv, kept / f"run{i}.csv")
+        if (d / f"{stem}.json").is_file():
+            shutil.copyfile(d / f"{stem}.json", kept / f"run{i}.json")
         if (d / "power.csv").is_file():
             lines = (d / "power.csv").read_text().splitlines()
             power += lines if not power else lines[1:]
     if power:
         (a.out / "power.csv").write_text("\n".join(power) + "\n")
-    if (a.runs[0] / "samples.csv").is_file():
-        shutil.copyfile(a.runs[0] / "samples.csv", a.out / "samples.csv")
+    samples = "samples.csv" if a.csv == "ladder.csv" else f"{stem}_samples.csv"
+    if (a.runs[0] / samples).is_file():
+        shutil.copyfile(a.runs[0] / samples, a.out / samples)
     print(f"ladder_median: {len(rows)} rows, the median of {len(a.runs)} runs, written to {a.out}")
     return 0
 
