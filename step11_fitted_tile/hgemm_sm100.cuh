@@ -525,12 +525,22 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   const auto probe = hgemm_kernel<kLargest, PIPE_DEPTH, BREAK, true>;
   HG_CUDA_CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const int pairs = hg::max_resident_pairs(probe, kThreads, kSmemBytes<PIPE_DEPTH>);
-  const int pick = hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Blackwell");
-  static_assert(kTileCount == 3, "one case per tile of the menu");
-  switch (pick) {
-    case 0: return prepare_tile<kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-    case 1: return prepare_tile<kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-    default: return prepare_tile<kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+  // A --break switch breaks the protocol, whatever the tile: its instances are built for the widest tile alone
+  // (a third of the build), which a broken run takes unless --tile asks for another.
+  if constexpr (BREAK != hg::Break::kNone) {
+    const hg::TileRequest asked = tile.n != 0 ? tile : hg::TileRequest{0, kLargest};
+    if (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, asked, chosen, "Blackwell") != 0)
+      throw std::invalid_argument("a --break run takes the widest tile, the one its broken instances are built "
+                                  "for: drop --tile");
+    return prepare_tile<kLargest, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+  } else {
+    const int pick = hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Blackwell");
+    static_assert(kTileCount == 3, "one case per tile of the menu");
+    switch (pick) {
+      case 0: return prepare_tile<kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 1: return prepare_tile<kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      default: return prepare_tile<kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    }
   }
 }
 

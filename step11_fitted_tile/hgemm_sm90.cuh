@@ -463,10 +463,20 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   auto widest = hgemm_kernel<256, PIPE_DEPTH, BREAK, true>;
   HG_CUDA_CHECK(cudaFuncSetAttribute(widest, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const int pairs = hg::max_resident_pairs(widest, kThreads, kSmemBytes<PIPE_DEPTH>);
-  switch (hg::pick_tile(kTiles, 3, g, pairs, knobs, tile, chosen, "Hopper")) {
-    case 0: return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-    case 1: return prepare_tile<192, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-    default: return prepare_tile<128, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+  // A --break switch breaks the protocol, whatever the tile: its instances are built for the widest tile alone
+  // (a third of the build), which a broken run takes unless --tile asks for another.
+  if constexpr (BREAK != hg::Break::kNone) {
+    const hg::TileRequest asked = tile.n != 0 ? tile : hg::TileRequest{0, 256};
+    if (hg::pick_tile(kTiles, 3, g, pairs, knobs, asked, chosen, "Hopper") != 0)
+      throw std::invalid_argument("a --break run takes the 256-wide tile, the one its broken instances are built "
+                                  "for: drop --tile");
+    return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+  } else {
+    switch (hg::pick_tile(kTiles, 3, g, pairs, knobs, tile, chosen, "Hopper")) {
+      case 0: return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 1: return prepare_tile<192, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      default: return prepare_tile<128, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    }
   }
 }
 
