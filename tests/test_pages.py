@@ -406,7 +406,7 @@ class PagesTest(unittest.TestCase):
                             "contract": "c four", "label": "four", "rule": "kAny", "ladder": False}]
         text = payoff_tables.payoff_table(later, PAYOFF, LADDER_META, LADDER_ROWS, LINK)
         self.assertIn("Not timed: step 1, whose kernels compute one output tile", text)
-        self.assertIn("Not timed yet: step 4, not in the benchmark (steps.json's ladder).", text)
+        self.assertIn("Not in these runs: step 4, not a ladder step (steps.json's ladder), so these runs do not time it.", text)
         self.assertIn("| <step4_d|step 4> | idea four | bought four | not timed |  |  |", text)
 
     def test_a_dip_must_say_slower(self):
