@@ -6,8 +6,9 @@
 // same code: common/harness/bench.hpp):
 //   step5           step 5 as in the ladder: one CTA per tile, launched with blockIdx.x as the tile row;
 //   step6_per_tile_launch_order  step 6's kernel, one CTA per tile, walking them in step 5's launch order
-//                   (GROUP_ROWS taller than the grid: down one tile column after another). Against step5: the
-//                   code step 6 changed inside a tile (the TMA store waited for at the next tile);
+//                   (GROUP_ROWS taller than the grid: down one tile column after another). Against step5: step
+//                   6's kernel against step 5's under the same launch and order (with one tile per CTA its
+//                   store is waited for at exit, as in step 5);
 //   step6_per_tile  step 6's kernel, one CTA per tile, in the L2-grouped order: against the variant above, the
 //                   order alone, without persistence;
 //   step6_launch_order  step 6's kernel on step 6's persistent grid, in step 5's launch order: against step6,
@@ -29,8 +30,8 @@
 //
 // A finished experiment: it is not part of the default build (lab/CMakeLists.txt).
 //   cmake --preset default && cmake --build build --target hg_dips_bench
-//   ./build/hg_dips_bench --out dips_out                # hgemm_bench's default shapes, burst and sustained
-//   ./build/hg_dips_bench --shape 4096x4096x4096 --iters 100 --rounds 10 --settle-ms 50
+//   ./build/lab/hg_dips_bench --out dips_out                # hgemm_bench's default shapes, burst and sustained
+//   ./build/lab/hg_dips_bench --shape 4096x4096x4096 --iters 100 --rounds 10 --settle-ms 50
 //
 // Output: the launch configurations (from the occupancy API) and, after the run, a table per shape and method
 // on stdout, progress on stderr, <out>/dips.csv (ladder.csv's columns, then each variant's launch) and

@@ -407,7 +407,7 @@ class PagesTest(unittest.TestCase):
         text = payoff_tables.payoff_table(later, PAYOFF, LADDER_META, LADDER_ROWS, LINK)
         self.assertIn("Not timed: step 1, whose kernels compute one output tile", text)
         self.assertIn("Not in these runs: step 4, not a ladder step (steps.json's ladder), so these runs do not time it.", text)
-        self.assertIn("| <step4_d|step 4> | idea four | bought four | not timed |  |  |", text)
+        self.assertIn("| <step4_d|step 4> | idea four | bought four | not in these runs |  |  |", text)
 
     def test_a_dip_must_say_slower(self):
         quiet = [dict(e, bought="bought three") if e["name"] == "step3_c" else e for e in ENTRIES]

@@ -94,8 +94,8 @@ def payoff_table(entries, payoff, meta, rows, link, note=""):
         "|---|---|---|---:|---:|" + "---:|" * (len(shown) - 1),
     ]
     over = False
-    for e in entries:
-        cells = ["not timed"] + [""] * len(shown)
+    for i, e in enumerate(entries):
+        cells = ["not timed" if i < first else "not in these runs"] + [""] * len(shown)
         if e["ladder"]:
             r = [timed(rows, shape, m, e["name"]) for m in shown]
             cells = [f"{tflops(r[0]):.1f}" if tflops(r[0]) is not None else "failed verification"]

@@ -25,14 +25,17 @@ power-capped GPU times it at the clock it can hold). median/p10/p90: hg::summari
 
 Launch overhead. Each timed launch is one Python call between two CUDA events recorded on the stream: for hgemm.mm
 the custom op's dispatch, the output's allocation and the ctypes call into a prepared launcher (kept per problem:
-its first call on each set prepares it, before the timing); for torch.matmul its dispatch to cuBLAS; for Triton its
+its first call on each set prepares it, in the warm-up, unless a later output lands at a new address); for torch.matmul its dispatch to cuBLAS; for Triton its
 launcher, which builds three TMA descriptors on every call. The events time the GPU's stream, not the host: while
 the host enqueues faster than the GPU runs (each call shorter than the kernel), the next launch is already queued
 and the time is the kernel's; where a call takes longer on the host than its kernel on the GPU, the GPU idles
 between the events and that idle time is counted. So a small shape can measure a contender's Python path rather
-than its kernel. host_us in each row is the host's mean time per timed call (perf_counter around a turn's calls):
-where it approaches median_ms, the row measures the host. prepares is the number of launchers the library built
-during the warm-up and timed launches of a method (0: every call found its launcher prepared).
+than its kernel. host_us in each row is the host's mean time per timed call (perf_counter around a turn's calls).
+It does not isolate the Python path: a call blocks once the launch queue is full, so host_us approaches the
+kernel's time wherever the GPU is the bottleneck, and exceeds it after the sustained turns' settle launches have
+filled the queue. prepares is the number of launchers the library built during the warm-up and timed launches of
+a method: a call whose output lands at a new address is a new problem for the cache, and its prepare adds host
+time to that one call (0: every call found its launcher prepared).
 
 Writes one row per (shape, contender, method) to --out (default docs/results/torch_bench.csv; with --quick
 torch_bench_quick.csv), with tools/bench_log_csv.py's write_rows. Exit codes: 0 written (a contender that failed
