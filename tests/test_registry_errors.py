@@ -64,10 +64,10 @@ def case_clean(tree, cmake, nvcc):
         print(f"FAIL: the unplanted copy does not configure:\n{clean.stdout[-3000:]}{clean.stderr[-3000:]}")
         return False
     print("ok: the unplanted copy configures")
-    # ...and, without the break variants (the default preset), its generated dispatch compiles: both
-    # architectures' objects in one build, so that they compile side by side.
-    objs = [f"CMakeFiles/step1_single_tile_spec.dir/steps/step1_single_tile/{arch}.cu.o" for arch in ("sm90", "sm100")]
-    built = subprocess.run([cmake, "--build", str(tree / "build"), "--target"] + objs, capture_output=True, text=True)
+    # ...and, without the break variants (the default preset), its generated dispatch compiles. One architecture's
+    # object shows it: without the switches both architectures' dispatch is the same text (tools/cmake/steps.cmake).
+    obj = "CMakeFiles/step1_single_tile_spec.dir/steps/step1_single_tile/sm90.cu.o"
+    built = subprocess.run([cmake, "--build", str(tree / "build"), "--target", obj], capture_output=True, text=True)
     if built.returncode != 0:
         print(f"FAIL: step 1's dispatch without break variants does not compile:\n{built.stdout[-3000:]}")
         return False
