@@ -17,7 +17,7 @@ const std::vector<BreakInfo>& all_breaks() {
        "never flip phase_mma: from the second K tile on, the MMA wait returns before the MMA is done"},
       {Break::kNoWgmmaWait, "no-wgmma-wait",
        "drop the K-loop's wgmma.wait_group 0: the next copy or TMA load overwrites SMEM the wgmma still reads",
-       "the next K tile's copy reads global memory first; the wgmma has read its operands by then"},
+       "the next K tile's copy reads global memory first; presumably the wgmma has read its operands by then"},
       {Break::kSwapTileOffsets, "swap-tile-offsets",
        "write each tile at the transposed tile position (row and column offsets swapped; square grids only)"},
       {Break::kShortExpectTx, "short-expect-tx",
