@@ -140,13 +140,13 @@ struct Request {
 
 Request check_request(const char* step, int64_t m, int64_t n, int64_t k, const char* tile, int pipe_depth) {
   Request r;
-  std::string names;
-  for (const hg::StepSpec& s : steps()) {
+  for (const hg::StepSpec& s : steps())
     if (step != nullptr && std::strcmp(step, s.name) == 0) r.spec = &s;
-    names += (names.empty() ? "" : ", ") + std::string(s.name);
-  }
-  if (r.spec == nullptr)
+  if (r.spec == nullptr) {  // the list of names only for the refusal: this runs on every call
+    std::string names;
+    for (const hg::StepSpec& s : steps()) names += (names.empty() ? "" : ", ") + std::string(s.name);
     throw hg::UsageError("no step '" + std::string(step ? step : "") + "'; the steps are " + names);
+  }
   r.shape = {m, n, k};
   const std::string bad_shape = hg::check_shape(r.shape, r.spec->rule, r.spec->name);
   if (!bad_shape.empty()) throw hg::UsageError(bad_shape);
