@@ -12,7 +12,8 @@
 // What this step adds to step 10: a MENU of pair tiles, 512 x 256 (step 10's), 512 x 192 and 512 x 128, compiled
 // from one kernel body with the tile's N as a template parameter BN, and a host heuristic that picks one from the
 // problem (common/kernel/tile_choice.hpp); and ANY shape: M, N >= 1 and K a multiple of 8, the tiles counted
-// with rounding up, TMA zero-filling the loads and clipping the stores at the ragged edges.
+// with rounding up, TMA zero-filling the loads and clipping the stores at the ragged edges (or, when N is not a
+// multiple of 8 and no tensor map can describe D, the epilogue's threads storing each staged box, edges tested).
 //
 // This kernel does, in order:
 //   1. CTAs run in pairs of three warpgroups each, two epilogues and the issuing warps; warp 0 of each
@@ -33,7 +34,8 @@
 //      TMEM (and gives the columns back at once), stores it to this worker's workspace slot and publishes it
 //      with a release store to its flag; the unit that starts at K tile 0 (the tile's OWNER) waits for the flags
 //      of the workers holding the rest, acquire, and adds their parts in K order before the fp16 conversion, so
-//      the sum is the same bits in every run; the stores of D are clipped to the problem by TMA;
+//      the sum is the same bits in every run; the stores of D are clipped to the problem by TMA (by the
+//      threads' own tests when N is not a multiple of 8);
 //   5. each producer drains its ring, then a cluster barrier before TMEM is freed and before exit (step 8's).
 // When the plan takes no split, the host launches this kernel compiled without item 4 and the ticket (SPLIT =
 // false): step 9's kernel, walking whole tiles.
@@ -62,6 +64,7 @@
 #include "common/kernel/scheduler.hpp"
 #include "common/kernel/stream_k.hpp"
 #include "common/kernel/stream_k_host.hpp"
+#include "common/kernel/store_box.cuh"
 #include "common/kernel/tile_choice.hpp"
 #include "common/kernel/tma.hpp"
 #include "common/kernel/watchdog.cuh"
@@ -180,10 +183,13 @@ __host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
 // them. arrivals: the counter the pairs take their tickets from (wraps to 0 after the last pair of a launch).
 // SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
+// d_by_threads: D itself when the epilogues' threads store it (N not a multiple of 8: no tensor map can describe
+// D, and tmap_d is unused); null when TMA stores it.
 template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
+                 const __grid_constant__ CUtensorMap tmap_d, __half* d_by_threads, int M, int N, int K,
+                 const hg::StreamKPlan plan,
                  float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL)
   using T = Tile<BN>;
@@ -434,10 +440,19 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
-        if (wg_tid == 0) {
-          const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
-          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
-          ptx::cp_async_bulk_commit_group();
+        if (d_by_threads == nullptr) {
+          if (wg_tid == 0) {
+            const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
+            ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
+            ptx::cp_async_bulk_commit_group();
+          }
+        } else {
+          // [store_by_threads]
+          // N is not a multiple of 8: the warpgroup copies the box out itself, element by element, skipping what
+          // lies outside D. The barrier before the next chunk is staged orders these reads before the refill.
+          hg::store_box_by_threads<BLK_M, hg::kWarpgroupThreads>(Ds, d_by_threads, M, N, tile_m0,
+                                                                 tile_n0 + chunk * kDBoxCols, wg_tid);
+          // [store_by_threads]
         }
       }
       // [epilogue]
@@ -480,7 +495,10 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, T::B_ROWS, BLK_K);
-  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols);
+  // D's rows are whole 16-byte units, which a tensor map needs, only when N is a multiple of 8: else the threads.
+  const bool d_by_tma = g.n % 8 == 0;
+  const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols) : CUtensorMap{};
+  __half* d_by_threads = d_by_tma ? nullptr : g.D;
   auto kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, true>;
   HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // The plan's tiles are the ones the kernel walks: this tile's pair tiles, and ceil(K / 64) K tiles.
@@ -507,8 +525,8 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
     float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
     uint32_t* flags = buffers ? buffers->flags() : nullptr;
     uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
-    hg::launch_pairs(kernel, pairs, kThreads, kSmem, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k, plan, workspace,
-                     flags, epoch, arrivals);
+    hg::launch_pairs(kernel, pairs, kThreads, kSmem, stream, tmap_a, tmap_b, tmap_d, d_by_threads, g.m, g.n, g.k,
+                     plan, workspace, flags, epoch, arrivals);
   };
 }
 

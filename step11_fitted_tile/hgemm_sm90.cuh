@@ -26,7 +26,8 @@
 //      K order, so the sum is the same bits in every run;
 //   5. each consumer converts its finished 64 x BN accumulator to fp16 in registers and writes it back in BN/64
 //      chunks of 64 columns through two staging boxes, chunk c while the next unit's K tile c is in the tensor
-//      core; a cluster barrier before exit (step 8's rule).
+//      core: a TMA store per box, or, when N is not a multiple of 8 (TMA cannot address such rows of D), a copy by
+//      the consumer's threads that tests the edges; a cluster barrier before exit (step 8's rule).
 // When the plan takes no split, the host launches the instance without item 4 and the ticket (SPLIT = false).
 //
 // Build and run (from the repository root):
@@ -52,6 +53,7 @@
 #include "common/kernel/scheduler.hpp"
 #include "common/kernel/stream_k.hpp"
 #include "common/kernel/stream_k_host.hpp"
+#include "common/kernel/store_box.cuh"
 #include "common/kernel/tile_choice.hpp"
 #include "common/kernel/tma.hpp"
 #include "common/kernel/watchdog.cuh"
@@ -140,10 +142,13 @@ constexpr int kFlagsPerWorker = 2 * kConsumers;
 // SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
 // BN: the tile's width, one of the menu's (Tile<BN>).
+// d_by_threads: D itself when the consumers' threads store it (N not a multiple of 8: no tensor map can describe
+// D, and tmap_d is unused); null when TMA stores it.
 template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                 const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const hg::StreamKPlan plan,
+                 const __grid_constant__ CUtensorMap tmap_d, __half* d_by_threads, int M, int N, int K,
+                 const hg::StreamKPlan plan,
                  float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
@@ -165,7 +170,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Any M and N, and any K that is a multiple of 8: the tiles are counted rounded up, and TMA does the rest. A load
   // whose box reaches past M, N or K fills those elements with zeros (and still counts them toward the stage's
   // bytes), so a ragged edge adds zeros to the sum; a store whose box reaches past M or N writes only the elements
-  // inside D (PTX ISA, cp.async.bulk.tensor: "out-of-bound accesses").
+  // inside D (PTX ISA, cp.async.bulk.tensor: "out-of-bound accesses"). TMA needs D's rows to be whole 16-byte
+  // units (N a multiple of 8); for any other N the threads store D and test the edges themselves (item 5).
   const int m_tiles = hg::ceil_div(M, BLK_M), k_tiles = hg::ceil_div(K, BLK_K);
   const int n_tiles = hg::ceil_div(N, BN);
   // [any_shape]
@@ -272,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     auto flag_of = [&](int w) { return uint32_t(w * kFlagsPerWorker + int(rank) * kConsumers + consumer); };
     // [epilogue]
-    // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store) -> GMEM -----------------
+    // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store or threads) -> GMEM -------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
     // +8 (in pending[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
     const int row = (warp_id % 4) * 16 + lane_id / 4;
@@ -291,10 +297,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
       ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
-      if (wg_tid == 0) {
-        const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // columns first
-        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
-        ptx::cp_async_bulk_commit_group();  // one group per box
+      if (d_by_threads == nullptr) {
+        if (wg_tid == 0) {
+          const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // cols first
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
+          ptx::cp_async_bulk_commit_group();  // one group per box
+        }
+      } else {
+        // [store_by_threads]
+        // N is not a multiple of 8: the warpgroup copies the box out itself, element by element, skipping what
+        // lies outside D. The barrier at the top of the next write_chunk of this box orders these reads before
+        // its refill (bar.sync orders shared memory among its threads).
+        hg::store_box_by_threads<WGMMA_M, hg::kWarpgroupThreads>(box, d_by_threads, M, N,
+                                                                 pending_m + consumer * WGMMA_M,
+                                                                 pending_n + chunk * kDBoxCols, wg_tid);
+        // [store_by_threads]
       }
     };
     // [epilogue]
@@ -426,7 +443,10 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, Tile<BN>::kBRows, BLK_K);  // half a B tile
-  const CUtensorMap tmap_d = hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols);
+  // D's rows are whole 16-byte units, which a tensor map needs, only when N is a multiple of 8: else the threads.
+  const bool d_by_tma = g.n % 8 == 0;
+  const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols) : CUtensorMap{};
+  __half* d_by_threads = d_by_tma ? nullptr : g.D;
   auto kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, true>;
   const int tiles = hg::ceil_div(hg::ceil_div(g.m, BLK_M), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, hg::ceil_div(g.k, BLK_K), pairs, knobs);
@@ -449,8 +469,8 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
     float4* workspace = buffers ? static_cast<float4*>(buffers->workspace()) : nullptr;
     uint32_t* flags = buffers ? buffers->flags() : nullptr;
     uint32_t* arrivals = buffers ? buffers->arrivals() : nullptr;
-    hg::launch_pairs(kernel, pairs, kThreads, kSmem, stream, tmap_a, tmap_b, tmap_d, g.m, g.n, g.k, plan,
-                     workspace, flags, epoch, arrivals);
+    hg::launch_pairs(kernel, pairs, kThreads, kSmem, stream, tmap_a, tmap_b, tmap_d, d_by_threads, g.m, g.n, g.k,
+                     plan, workspace, flags, epoch, arrivals);
   };
 }
 

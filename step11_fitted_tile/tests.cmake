@@ -6,7 +6,7 @@ set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} m64n192k16 m64n128k16)
 set(HG_PTX_NOT_${step} ${HG_PTX_NOT_${prev_step}})
 list(REMOVE_ITEM HG_PTX_NOT_${step} m64n128k16)  # step 9 dropped it for m64n256k16; the 256 x 128 tile takes it back
 set(HG_SASS_${step} ${HG_SASS_${prev_step}})
-# The shape rule: K a multiple of 8 (a TMA row is a multiple of 16 bytes); no multiple of the tile asked.
+# The shape rule: K a multiple of 8 (a TMA row of A or B is a multiple of 16 bytes); no multiple of the tile asked.
 hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 8" $<TARGET_FILE:${step}> --k 100)
 hg_cli_test(${step}/help_tile 0 "--tile" $<TARGET_FILE:${step}> --help)
 # A tile the kernel does not offer is refused before any launch, naming the menu. The tests name tiles by their
@@ -26,14 +26,21 @@ foreach(width 256 192 128)
   hg_ring_runs(${step} ragged_1000x1000x1000_w${width} --m 1000 --n 1000 --k 1000 --tile ${width})
   hg_step_runs(${step} split_ragged_300x328x8000_w${width} --m 300 --n 328 --k 8000 --tile ${width})
 endforeach()
-# The edges: one row, one column's worth (N = 8: a D row must still be 16 bytes), one more than a pair tile, K = 8
-# (one K tile, mostly zeros), a prime M, and the heuristic's own choice at shapes no tiled step accepts.
+# The edges: one row, one column, one more than a pair tile, K = 8 (one K tile, mostly zeros), a prime M, and the
+# heuristic's own choice at shapes no tiled step accepts.
 hg_step_runs(${step} one_row_1x4096x512 --m 1 --n 4096 --k 512)
-hg_step_runs(${step} n8_4096x8x512 --m 4096 --n 8 --k 512)
+hg_step_runs(${step} one_column_4096x1x512 --m 4096 --n 1 --k 512)
 hg_step_runs(${step} tile_plus_one_257x264x72 --m 257 --n 264 --k 72)
 hg_step_runs(${step} k8_512x384x8 --m 512 --n 384 --k 8)
 hg_step_runs(${step} prime_m_1009x640x344 --m 1009 --n 640 --k 344)
 hg_step_runs(${step} auto_2000x6000x1600 --m 2000 --n 6000 --k 1600)
+# N not a multiple of 8: no tensor map can describe D's rows, so the threads store D, testing the edges. Every tile
+# of the menu, a split (few tiles, long K: the heuristic splits) and GPT-2's 50257-word vocabulary.
+foreach(width 256 192 128)
+  hg_step_runs(${step} odd_n_1000x1001x1000_w${width} --m 1000 --n 1001 --k 1000 --tile ${width})
+endforeach()
+hg_step_runs(${step} odd_n_split_300x333x8000 --m 300 --n 333 --k 8000)
+hg_step_runs(${step} vocab_64x50257x1600 --m 64 --n 50257 --k 1600)
 # Step 10's contract at a ragged shape: the same bits in every launch where many tiles are split.
 hg_gpu_test(${step}/same_bits_ragged_700x1000x4000 $<TARGET_FILE:${step}> --repeat 3 --m 700 --n 1000 --k 4000
             --sk-full-split-max 1000)
@@ -41,3 +48,5 @@ hg_gpu_test(${step}/same_bits_ragged_700x1000x4000 $<TARGET_FILE:${step}> --repe
 # the 256 x 192 tile, the last two partial; and a split of the 256 x 128 tile's six tiles, K ragged.
 hg_sanitizer_test(${step} "" --init int --m 520 --n 392 --k 520 --tile 192)
 hg_sanitizer_test(${step} "split_ragged/" --init int --m 300 --n 328 --k 1000 --tile 128)
+# And the threads' store of D (N = 333): memcheck sees a store outside D, racecheck a box refilled while read.
+hg_sanitizer_test(${step} "odd_n/" --init int --m 200 --n 333 --k 520 --tile 192)

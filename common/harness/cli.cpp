@@ -264,9 +264,7 @@ std::string check_shape(const Shape& s, ShapeRule rule, const std::string& step_
       return "";
     case ShapeRule::kAny:
       if (s.m < 1) return "M must be at least 1, got M=" + std::to_string(s.m);
-      if (!multiple(s.n, 8))
-        return "N must be a multiple of 8 and at least 8 (TMA stores D: each row of D must be a multiple of 16 "
-               "bytes), got N=" + std::to_string(s.n);
+      if (s.n < 1) return "N must be at least 1, got N=" + std::to_string(s.n);
       if (!multiple(s.k, 8))
         return "K must be a multiple of 8 and at least 8 (TMA: each row of A and B must be a multiple of 16 bytes), "
                "got K=" + std::to_string(s.k);

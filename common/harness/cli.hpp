@@ -30,7 +30,8 @@ enum class ShapeRule {
   kSingleTile,        ///< exactly 128 x 128 x 64 (step 1)
   kSingleOutputTile,  ///< M = N = 128, K a multiple of 64 (step 2)
   kTiled,             ///< M, N multiples of 128 and K a multiple of 64 (steps.json: the tiled steps)
-  kAny,               ///< any M, N >= 1; K >= 8 and a multiple of 8, as TMA needs rows of 16 bytes (step 11)
+  kAny,               ///< any M, N >= 1; K >= 8 and a multiple of 8, as TMA needs A's and B's rows of 16 bytes
+                      ///< (step 11; D's rows need not be: for N not a multiple of 8, its threads store D)
 };
 
 /// Largest accepted dimension. Bigger sizes cannot fit in any GPU's memory; the bound also keeps every

@@ -54,11 +54,11 @@ def test_last_step_has_a_menu():
 
 
 def ragged_shapes(arch):
-    """One row; M one more than the largest tile's rows; N one step of 8 past its columns (N must stay a multiple of
-    8); K = 8; a prime M; N = 8."""
+    """One row; M one more than the largest tile's rows; N one more than its columns (D then stored by the threads,
+    not TMA); K = 8; a prime M; one column; an odd N that spans several tiles."""
     tile_m, tile_n = last_step_menu(arch)[0]
-    return [(1, 256, 128), (tile_m + 1, 256, 192), (256, tile_n + 8, 128), (384, 264, 8), (251, 392, 200),
-            (1021, 8, 136)]
+    return [(1, 256, 128), (tile_m + 1, 256, 192), (256, tile_n + 1, 128), (384, 264, 8), (251, 392, 200),
+            (1021, 1, 136), (300, 1001, 64)]
 
 
 @pytest.mark.parametrize("mode", ["int", "random"])
