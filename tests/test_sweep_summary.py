@@ -7,9 +7,9 @@ Every case writes synthetic sweep_run.csv files (the bench's columns; cuBLAS at 
 cuBLAS takes 100 / P ms) into a temporary directory and runs the tool's command line on them: a win beyond the
 spread counts, a win within it (planted: the medians differ, the ranges are wider) is a tie; a loss; the median
 and the worst shape per step; a skipped shape; a failed verification; the previous step when the runs skip
-one; a variant (step10_stream_k+split) with its medians but outside the chain of previous steps, and one of no
-ladder step refused; fewer than three runs refused unless --allow-fewer; a missing column, runs that differ and
-a run given twice refused. Python standard library only.
+one; a step outside the ladder against the step before it; a variant (step10_stream_k+split) with its medians
+but outside the chain of previous steps, and one of no step refused; fewer than three runs refused unless
+--allow-fewer; a missing column, runs that differ and a run given twice refused. Python standard library only.
 """
 import contextlib
 import csv
@@ -171,6 +171,18 @@ class SweepSummaryTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertEqual(row(shapes, S10)["previous"], "step8_cluster")
 
+    def test_a_step_outside_the_ladder_compares_with_the_step_before_it(self):
+        # Step 11 is no ladder step (steps.json), but it is timed against step 10, the registry's step before it.
+        per_run = [[((1000, 4096, 4096), {S10: "skip: M must be a multiple of 128", "step11_fitted_tile": b}),
+                    ((512, 4096, 4096), {S10: a, "step11_fitted_tile": b})]
+                   for a, b in zip([90, 91, 90.5], [95, 96, 95.5])]
+        rc, _, _, shapes, steps = self.f.summarize(self.f.runs(per_run))
+        self.assertEqual(rc, 0)
+        r = row(shapes, "step11_fitted_tile")
+        self.assertEqual((r["previous"], r["vs_previous"]), (S10, "win"))
+        s = step_row(steps, "step11_fitted_tile")
+        self.assertEqual((s["shapes"], s["wins"], s["ties"]), ("2", "1", "0"))
+
     def test_a_variant_has_its_medians_but_no_place_in_the_chain(self):
         # The variant listed first: step 10's previous step is still step 9, and the variant compares with none.
         split = S10 + "+split"
@@ -189,7 +201,7 @@ class SweepSummaryTest(unittest.TestCase):
         per_run = [[((512, 4096, 4096), {S9: 90, "step99_none+split": 95})] for _ in range(3)]
         rc, _, err, _, _ = self.f.summarize(self.f.runs(per_run))
         self.assertEqual(rc, 2)
-        self.assertIn("'step99_none+split' is not a ladder step of steps.json", err)
+        self.assertIn("'step99_none+split' is not a step of steps.json", err)
 
     def test_fewer_than_three_runs_are_refused_unless_allowed(self):
         files = self.f.runs(one_shape([90, 91], [95, 96]))

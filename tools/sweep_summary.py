@@ -8,10 +8,10 @@ one run on a power-capped GPU moves by several percent). Writes into DIR (defaul
 
   sweep.csv        per shape, method (burst, sustained) and kernel: the median over the runs of its % of
                    cuBLAS, the spread (min and max over the runs), its median TFLOP/s, and how it compares with
-                   the previous ladder step at that shape (win, loss, tie; empty where either has no time);
+                   the previous step at that shape (win, loss, tie; empty where either has no time);
                    a kernel that skipped the shape (its rule refuses it) has the reason in `note` and no numbers.
   sweep_steps.csv  per step and method, over the shapes it timed: the median and the worst of those medians
-                   (and the worst one's shape), and its wins, losses and ties against the previous ladder step.
+                   (and the worst one's shape), and its wins, losses and ties against the previous step.
 
 and prints the second table. % of cuBLAS is taken within each run: 100 * cuBLAS's median time / the kernel's,
 both from the same interleaved rounds and method, so a run's clock state cancels.
@@ -19,9 +19,9 @@ both from the same interleaved rounds and method, so a run's clock state cancels
 "Beyond the spread": a step wins at a shape (and method) when the difference of the two medians over the runs,
 its own minus the previous step's, exceeds the larger of the two steps' ranges there (max - min of their % of
 cuBLAS over the runs); it loses when the negative difference does; anything else is a tie, however large the
-difference of medians looks. The previous step is the one before it among the registry's ladder steps
-(steps.json) that the runs timed. A VARIANT of a step (hgemm_bench --sk-forced's step10_stream_k+split: a name
-with '+' after the step's) gets its medians like any kernel but stands outside that chain: it has no previous
+difference of medians looks. The previous step is the one before it among the registry's steps (steps.json,
+in the ladder or not) that the runs timed. A VARIANT of a step (hgemm_bench --sk-forced's step10_stream_k+split:
+a name with '+' after the step's) gets its medians like any kernel but stands outside that chain: it has no previous
 step, and is no step's previous (tools/choose_sk_knobs.py weighs it). With one run every range is zero and every
 difference would count, so a claim needs three runs or more: fewer are refused (exit 2) unless --allow-fewer, and
 then sweep_steps.csv says claims=no and the table says why. The runs must hold the same rows (the same sweep file,
@@ -96,10 +96,10 @@ def combine(paths):
                 f"lacks {shape_text(lacks[0])} {lacks[0][4]} {lacks[0][3]}"
             raise InputError(f"{path} {which} that {paths[0]} does not: combine runs of the same sweep, steps and "
                              "methods")
-    ladder = registry.ladder()
+    steps = registry.steps()
     for key in keys:
-        if key[4] != BASELINE and key[4].split("+")[0] not in ladder:
-            raise InputError(f"{paths[0]}: '{key[4]}' is not a ladder step of steps.json (or a variant of one: "
+        if key[4] != BASELINE and key[4].split("+")[0] not in steps:
+            raise InputError(f"{paths[0]}: '{key[4]}' is not a step of steps.json (or a variant of one: "
                              "step+variant)")
     out = []
     for key in keys:
@@ -122,18 +122,18 @@ def combine(paths):
             row.update(runs=len(values), pct_cublas_median=statistics.median(values), pct_cublas_min=min(values),
                        pct_cublas_max=max(values), tflops_median=tflops(key, statistics.median(ms)))
         out.append(row)
-    compare_with_previous(out, ladder)
+    compare_with_previous(out, steps)
     return out
 
 
 def is_variant(step):
-    """Whether `step` names a variant of a ladder step (step+variant), outside the chain of previous steps."""
+    """Whether `step` names a variant of a step (step+variant), outside the chain of previous steps."""
     return "+" in step
 
 
-def compare_with_previous(rows, ladder):
-    """Fills previous and vs_previous: each step against the ladder step before it that the runs timed."""
-    timed = [s for s in ladder if any(r["step"] == s for r in rows)]
+def compare_with_previous(rows, steps):
+    """Fills previous and vs_previous: each step against the registry's step before it that the runs timed."""
+    timed = [s for s in steps if any(r["step"] == s for r in rows)]
     by_key = {(r["m"], r["n"], r["k"], r["method"], r["step"]): r for r in rows}
     for r in rows:
         if r["step"] == BASELINE or is_variant(r["step"]) or timed.index(r["step"]) == 0:
