@@ -1,6 +1,6 @@
 // CPU tests of step 11's heuristic (common/kernel/tile_choice.hpp): what forecast_tile predicts for one tile
 // (its tiles, rounds, split, longest worker and idle share, on cases worked out by hand below), that choose_tile
-// takes the smallest predicted time and the first of equals, and that pick_tile honours a forced tile of the
+// takes the smallest predicted time and the first of equals, never a narrower tile split in part, and that pick_tile honours a forced tile of the
 // menu, refuses one off the menu naming the menu, and says which way the tile was chosen.
 #include <doctest/doctest.h>
 
@@ -99,12 +99,15 @@ TEST_CASE("forecast_tile: the split's knobs reach the plan") {
 
 TEST_CASE("choose_tile: the smallest predicted time, the first of equals") {
   const StreamKKnobs knobs;
-  // 5120 x 5120 x 2048: 256 x 128 predicts 392 x 128 against 198 x 256 = 396 x 128 for 256 x 256.
+  // 512 x 4096 x 4096: 256 x 128 makes 64 tiles, one round unsplit: 64 K tiles x 256 x 128, against 256 x 256's
+  // 32 tiles, all split, whose longest worker costs 37 K tiles with its parts: 37 x 256 x 256 = 74 x 256 x 128.
   const TileOption both[] = {kWide, kNarrow};
-  CHECK(choose_tile(both, 2, 5120, 5120, 2048, kPairs, knobs) == 1);
-  // At 90% of the wide tile's speed per K tile the narrow one predicts 392 / 0.9 = 435.6 x 128: the wide one wins.
-  const TileOption slow[] = {kWide, {256, 128, 900}};
-  CHECK(choose_tile(slow, 2, 5120, 5120, 2048, kPairs, knobs) == 0);
+  CHECK(forecast_tile(kNarrow, 512, 4096, 4096, kPairs, knobs).plan.sk_tiles == 0);
+  CHECK(forecast_tile(kWide, 512, 4096, 4096, kPairs, knobs).longest == 37);
+  CHECK(choose_tile(both, 2, 512, 4096, 4096, kPairs, knobs) == 1);
+  // At 85% of the wide tile's speed per K tile the narrow one predicts 64 / 0.85 = 75.3 x 128: the wide one wins.
+  const TileOption slow[] = {kWide, {256, 128, 850}};
+  CHECK(choose_tile(slow, 2, 512, 4096, 4096, kPairs, knobs) == 0);
   // Equal predictions: 4096^3 gives 256 x 256 and 256 x 128 the same, 256 x 65536 = 512 x 32768. The first wins,
   // whichever it is.
   CHECK(forecast_tile(kWide, 4096, 4096, 4096, kPairs, knobs).predicted ==
@@ -117,19 +120,47 @@ TEST_CASE("choose_tile: the smallest predicted time, the first of equals") {
   CHECK(choose_tile(faster, 2, 4096, 4096, 4096, kPairs, knobs) == 1);
   const TileOption same[] = {kWide, kWide, kWide};
   CHECK(choose_tile(same, 3, 4096, 4096, 4096, kPairs, knobs) == 0);
-  // Over many shapes: never a tile predicted slower than another, and no earlier tile predicted as fast.
+  // Over many shapes: the pick is allowed, no allowed tile is predicted faster, and no earlier one as fast.
   const TileOption menu[] = {kWide, kMid, kNarrow};
   for (int m : {128, 1000, 2304, 5120})
     for (int n : {64, 1000, 4608, 14336})
       for (int k : {8, 1000, 8192}) {
         const int pick = choose_tile(menu, 3, m, n, k, kPairs, knobs);
-        const int64_t best = forecast_tile(menu[pick], m, n, k, kPairs, knobs).predicted;
+        const TileForecast chosen = forecast_tile(menu[pick], m, n, k, kPairs, knobs);
+        CHECK((pick == 0 || hg::narrower_tile_allowed(chosen)));
         for (int i = 0; i < 3; ++i) {
-          const int64_t t = forecast_tile(menu[i], m, n, k, kPairs, knobs).predicted;
-          CHECK(t >= best);
-          if (i < pick) CHECK(t > best);
+          const TileForecast f = forecast_tile(menu[i], m, n, k, kPairs, knobs);
+          if (i > 0 && !hg::narrower_tile_allowed(f)) continue;
+          CHECK(f.predicted >= chosen.predicted);
+          if (i < pick) CHECK(f.predicted > chosen.predicted);
         }
       }
+}
+
+TEST_CASE("choose_tile: a narrower tile only unsplit or split whole, never split in part") {
+  const StreamKKnobs knobs;
+  const TileOption menu[] = {kWide, {256, 192, 954}, {256, 128, 901}};  // the Hopper kernel's rates
+  // 5120 x 5120 x 2048: 256 x 128 makes 800 tiles and its plan splits 74 of them, whole tiles left: not taken,
+  // although at equal rates it would predict 392 x 128 against the wide tile's 198 x 256 = 396 x 128.
+  const TileForecast narrow = forecast_tile(kNarrow, 5120, 5120, 2048, kPairs, knobs);
+  CHECK(narrow.plan.sk_tiles == 74);
+  CHECK(narrow.tiles == 800);
+  CHECK_FALSE(hg::narrower_tile_allowed(narrow));
+  const TileOption equal[] = {kWide, kNarrow};
+  CHECK(choose_tile(equal, 2, 5120, 5120, 2048, kPairs, knobs) == 0);
+  // 2048 x 3584 x 3584 (a Qwen2.5-7B layer): 256 x 192 makes 152 tiles, splits 86 and predicts less than 256 x 256
+  // unsplit (112 tiles, two rounds); the split leaves whole tiles, so the wide tile is taken.
+  const TileForecast mid = forecast_tile(menu[1], 2048, 3584, 3584, kPairs, knobs);
+  CHECK(mid.plan.sk_tiles == 86);
+  CHECK(mid.predicted < forecast_tile(kWide, 2048, 3584, 3584, kPairs, knobs).predicted);
+  CHECK(choose_tile(menu, 3, 2048, 3584, 3584, kPairs, knobs) == 0);
+  // 512 x 3584 x 3584: 256 x 192's 38 tiles are all split (fewer than the pairs): allowed, and taken.
+  const TileForecast whole = forecast_tile(menu[1], 512, 3584, 3584, kPairs, knobs);
+  CHECK(whole.plan.sk_tiles == whole.tiles);
+  CHECK(hg::narrower_tile_allowed(whole));
+  CHECK(choose_tile(menu, 3, 512, 3584, 3584, kPairs, knobs) == 1);
+  // 512 x 6144 x 4096: 256 x 192's 64 tiles fill one round unsplit: taken.
+  CHECK(choose_tile(menu, 3, 512, 6144, 4096, kPairs, knobs) == 1);
 }
 
 TEST_CASE("pick_tile: forced, refused, auto") {
@@ -137,14 +168,14 @@ TEST_CASE("pick_tile: forced, refused, auto") {
   const TileOption menu[] = {kWide, kMid, kNarrow};
   std::string chosen;
   // Forced: the menu's tile, whatever the heuristic would take (it takes 256 x 128 here).
-  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 192}, &chosen, "Hopper") ==
+  CHECK(hg::pick_tile(menu, 3, args(512, 4096, 4096), kPairs, knobs, hg::TileRequest{256, 192}, &chosen, "Hopper") ==
         1);
   CHECK(chosen == "tile=256x192 tile_choice=forced");
-  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{256, 256}, nullptr, "Hopper") ==
+  CHECK(hg::pick_tile(menu, 3, args(512, 4096, 4096), kPairs, knobs, hg::TileRequest{256, 256}, nullptr, "Hopper") ==
         0);
   // Auto: choose_tile's, and the line says so.
-  CHECK(hg::pick_tile(menu, 3, args(5120, 5120, 2048), kPairs, knobs, hg::TileRequest{}, &chosen, "Hopper") ==
-        choose_tile(menu, 3, 5120, 5120, 2048, kPairs, knobs));
+  CHECK(hg::pick_tile(menu, 3, args(512, 4096, 4096), kPairs, knobs, hg::TileRequest{}, &chosen, "Hopper") ==
+        choose_tile(menu, 3, 512, 4096, 4096, kPairs, knobs));
   CHECK(chosen == "tile=256x128 tile_choice=auto");
   // Off the menu (128 x 256 is the menu's 256 x 128 transposed): refused, naming the kernel and the whole menu.
   try {
