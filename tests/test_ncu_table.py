@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""CPU test of tools/ncu_table.py, which turns Nsight Compute's raw CSV into the committed profile table.
+
+    python3 -m unittest tests/test_ncu_table.py        (CTest: ncu/table)
+
+Synthetic raw exports in a temporary directory: the metrics of each launch land in their columns, our kernel keeps
+its template arguments and cuBLAS's name is cut at its first '(', and a missing metric, a unit other than the
+expected one, a file without ncu's header and an argument without its label are refused (exit 2) in one line.
+Python standard library only.
+"""
+import contextlib
+import csv
+import io
+import pathlib
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import ncu_table  # noqa: E402  (found through the path set just above)
+
+UNITS = {"gpu__time_duration.sum": "us", "dram__bytes_read.sum": "Mbyte", "launch__grid_size": "",
+         "sm__cycles_active.avg": "cycle", "lts__t_sector_hit_rate.pct": "%",
+         "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed": "%",
+         "sm__pipe_tensor_cycles_active.min.pct_of_peak_sustained_elapsed": "%"}
+
+
+def raw(path, kernels, units=None, drop=None):
+    """A raw export: ncu's ID columns, the metrics, a unit row, one row per (name, value) in kernels."""
+    units = dict(UNITS, **(units or {}))
+    metrics = [m for m in units if m != drop]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["ID", "Kernel Name"] + metrics)
+        w.writerow(["", ""] + [units[m] for m in metrics])
+        for i, (name, value) in enumerate(kernels):
+            w.writerow([i, name] + ["1,234.5" if m == "sm__cycles_active.avg" else str(value) for m in metrics])
+
+
+def run(args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = ncu_table.main(args)
+    return rc, err.getvalue()
+
+
+class NcuTable(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_each_launch_a_row(self):
+        raw(self.dir / "a.csv", [("nvjet_sm90_hsh_64x128_TNN (8, 14, 1)x(384, 1, 1)", 8.5),
+                                 ("void step11::hgemm_kernel<128, 4, 0, 1>(CUtensorMap_st, int)", 17.25)])
+        rc, err = run(["s11=" + str(self.dir / "a.csv"), "--out", str(self.dir / "t.csv")])
+        self.assertEqual(rc, 0, err)
+        rows = list(csv.DictReader(open(self.dir / "t.csv")))
+        self.assertEqual([r["kernel"] for r in rows], ["nvjet_sm90_hsh_64x128_TNN", "step11::hgemm_kernel<128, 4, 0, 1>"])
+        self.assertEqual((rows[1]["profile"], rows[1]["duration_us"], rows[1]["grid"]), ("s11", "17.25", "17"))
+        self.assertEqual(rows[0]["sm_active_cycles"], "1234")  # ncu's thousands separators read
+
+    def test_bad_input_is_refused(self):
+        raw(self.dir / "m.csv", [("k", 1)], drop="dram__bytes_read.sum")
+        raw(self.dir / "u.csv", [("k", 1)], units={"gpu__time_duration.sum": "ms"})
+        (self.dir / "n.csv").write_text("a,b\n1,2\n")
+        out = str(self.dir / "t.csv")
+        for args, said in [(["x=" + str(self.dir / "m.csv")], "no metric dram__bytes_read.sum"),
+                           (["x=" + str(self.dir / "u.csv")], "is in 'ms', expected 'us'"),
+                           (["x=" + str(self.dir / "n.csv")], "no 'Kernel Name' header"),
+                           ([str(self.dir / "m.csv")], "give LABEL=RAW.csv")]:
+            rc, err = run(args + ["--out", out])
+            self.assertEqual((rc, said in err), (2, True), err)
+
+
+if __name__ == "__main__":
+    unittest.main()
