@@ -7,7 +7,7 @@ RAW.csv: `ncu -i REPORT.ncu-rep --page raw --csv` of one report (docs/lab_step11
 reports: `ncu --set full --clock-control none`, launches of a step's kernel and cuBLAS's in a `--bench` run).
 LABEL names the report in the table's `profile` column (such as s11_512x1600x1600). One row per launch:
 
-  profile, kernel (the name up to its first '(' or '<', with the template arguments of our hgemm_kernel kept),
+  profile, launch (1, 2, ... in the report's order), kernel (the name up to its first '(' or '<', with the template arguments of our hgemm_kernel kept),
   grid (CTAs), duration_us, sm_active_cycles (the SMs' average), tensor_active_pct (tensor pipe active, % of
   peak over the elapsed cycles, the SMs' average), tensor_active_min_pct (the least busy SM's), l2_hit_pct,
   dram_read_mb.
@@ -31,7 +31,7 @@ METRICS = {
     "dram_read_mb": "dram__bytes_read.sum",
 }
 UNITS = {"duration_us": "us", "dram_read_mb": "Mbyte"}  # what the value must be in, as ncu's unit row says
-COLUMNS = ["profile", "kernel"] + list(METRICS)
+COLUMNS = ["profile", "launch", "kernel"] + list(METRICS)
 
 
 class InputError(Exception):
@@ -62,7 +62,7 @@ def read_raw(label, path):
     for r in rows[head + 2:]:
         if len(r) != len(names):
             continue
-        row = {"profile": label, "kernel": kernel_name(r[names.index("Kernel Name")])}
+        row = {"profile": label, "launch": len(out) + 1, "kernel": kernel_name(r[names.index("Kernel Name")])}
         for col, metric in METRICS.items():
             value = float(r[names.index(metric)].replace(",", ""))
             row[col] = f"{value:.0f}" if col in ("grid", "sm_active_cycles") else f"{value:.2f}"
