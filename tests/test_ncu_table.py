@@ -58,8 +58,10 @@ class NcuTable(unittest.TestCase):
                                  ("void step11::hgemm_kernel<128, 4, 0, 1>(CUtensorMap_st, int)", 17.25)])
         rc, err = run(["s11=" + str(self.dir / "a.csv"), "--out", str(self.dir / "t.csv")])
         self.assertEqual(rc, 0, err)
-        rows = list(csv.DictReader(open(self.dir / "t.csv")))
-        self.assertEqual([r["kernel"] for r in rows], ["nvjet_sm90_hsh_64x128_TNN", "step11::hgemm_kernel<128, 4, 0, 1>"])
+        with open(self.dir / "t.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([r["kernel"] for r in rows],
+                         ["nvjet_sm90_hsh_64x128_TNN", "step11::hgemm_kernel<128, 4, 0, 1>"])
         self.assertEqual((rows[1]["profile"], rows[1]["launch"], rows[1]["duration_us"], rows[1]["grid"]),
                          ("s11", "2", "17.25", "17"))
         self.assertEqual(rows[0]["sm_active_cycles"], "1234")  # ncu's thousands separators read

@@ -7,10 +7,10 @@ RAW.csv: `ncu -i REPORT.ncu-rep --page raw --csv` of one report (docs/lab_step11
 reports: `ncu --set full --clock-control none`, launches of a step's kernel and cuBLAS's in a `--bench` run).
 LABEL names the report in the table's `profile` column (such as s11_512x1600x1600). One row per launch:
 
-  profile, launch (1, 2, ... in the report's order), kernel (the name up to its first '(' or '<', with the template arguments of our hgemm_kernel kept),
-  grid (CTAs), duration_us, sm_active_cycles (the SMs' average), tensor_active_pct (tensor pipe active, % of
-  peak over the elapsed cycles, the SMs' average), tensor_active_min_pct (the least busy SM's), l2_hit_pct,
-  dram_read_mb.
+  profile, launch (1, 2, ... in the report's order), kernel (the name up to its first '(' or '<', with the
+  template arguments of our hgemm_kernel kept), grid (CTAs), duration_us, sm_active_cycles (the SMs' average),
+  tensor_active_pct (tensor pipe active, % of peak over the elapsed cycles, the SMs' average),
+  tensor_active_min_pct (the least busy SM's), l2_hit_pct, dram_read_mb.
 
 Exit codes: 0 written, 2 bad input (a file that is not ncu's raw CSV, a metric missing), said in one line.
 Python standard library only.
@@ -46,7 +46,8 @@ def kernel_name(full):
 
 
 def read_raw(label, path):
-    rows = list(csv.reader(open(path, newline="")))
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
     head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if head is None or head + 1 >= len(rows):
         raise InputError(f"{path}: no 'Kernel Name' header (is it `ncu -i ... --page raw --csv`?)")
