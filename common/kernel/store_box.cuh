@@ -30,10 +30,11 @@ __device__ __forceinline__ void store_box_by_threads(const uint8_t* box, __half*
   if (n0 + col >= N) return;  // a column past N: nothing of it is stored
   const int rows = min(ROWS, M - m0);  // the box's rows inside D
   int r = tid / kBoxCols;
-  __half* out = D + (size_t(m0 + r) * size_t(N) + size_t(n0 + col));
+  // An element offset, not a pointer: after the last row it runs past D, which only an integer may do.
+  size_t at = size_t(m0 + r) * size_t(N) + size_t(n0 + col);
 #pragma unroll 1  // one element in flight per thread: the caller's accumulators hold nearly every register
-  for (; r < rows; r += kRowsPerStep, out += size_t(kRowsPerStep) * N)
-    *out = *reinterpret_cast<const __half*>(box + swizzle128b_offset(r, col));
+  for (; r < rows; r += kRowsPerStep, at += size_t(kRowsPerStep) * N)
+    D[at] = *reinterpret_cast<const __half*>(box + swizzle128b_offset(r, col));
 }
 
 }  // namespace hg
