@@ -8,26 +8,28 @@
 //             The lesson of this step is told once, in docs/step11_fitted_tile.md.
 //
 // This kernel does, in order (step 10's kernel, with the tile's width a template parameter):
-//   0. the HOST picks the tile for the problem from a menu of three, pair tiles of 256 x 256, 256 x 192 and
-//      256 x 128 (BN = 256, 192, 128), by the predicted time of the longest worker (common/kernel/tile_choice.hpp),
-//      then plans step 10's split over that tiling and launches that tile's instance;
-//   1. CTAs run in clusters of two along M, each CTA's tile 128 x BN: the pair computes 256 x BN outputs, and the
-//      two tiles read the same BN rows of B. Thread 0 of each CTA initialises its barriers, and a cluster barrier
-//      publishes them to the peer. Each pair is a WORKER of the stream-K plan (common/kernel/stream_k.hpp),
-//      numbered by its ARRIVAL TICKET: first its share of the split tiles' K tiles, then whole tiles;
-//   2. the producer of each CTA loads its own A tile (128 rows) and HALF of the shared B tile (BN/2 rows),
+//   0. the HOST picks the tile for the problem from a menu of five, pair tiles of 256 x 256, 256 x 192, 256 x 128,
+//      128 x 256 and 128 x 128, by the predicted time of the longest worker (common/kernel/tile_choice.hpp), then
+//      plans step 10's split over that tiling and launches that tile's instance;
+//   1. CTAs run in clusters of two along M, each CTA's tile BM x BN (BM = 128, or 64 for the short tiles): the pair
+//      computes 2BM x BN outputs, and the two tiles read the same BN rows of B. Thread 0 of each CTA initialises
+//      its barriers, and a cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
+//      (common/kernel/stream_k.hpp), numbered by its ARRIVAL TICKET: first its share of the split tiles' K tiles,
+//      then whole tiles;
+//   2. the producer of each CTA loads its own A tile (BM rows) and HALF of the shared B tile (BN/2 rows),
 //      multicast into both CTAs. Any M and N, and K a multiple of 8: a box that reaches past the problem is
 //      filled with zeros on the way in and clipped on the way out, so the loops never test an edge;
 //   3. BOTH consumer warpgroups work on every tile: consumer c computes rows 64c..64c+63 x all BN columns with
-//      wgmma m64nBNk16, so both read the stage's B tile and each its half of A. A stage is free once both
+//      wgmma m64nBNk16, so both read the stage's B tile and each its half of A; in a short tile (BM = 64) both
+//      take the 64 rows and consumer c the columns c*BN/2.. with wgmma m64n(BN/2)k16. A stage is free once both
 //      consumers of both CTAs have read it (4 arrivals);
 //   4. a unit that starts after K tile 0 is a PART of a split tile: published through the workspace with a
 //      release store; the tile's OWNER acquires the flags of the workers holding the rest and adds their parts in
 //      K order, so the sum is the same bits in every run;
-//   5. each consumer converts its finished 64 x BN accumulator to fp16 in registers and writes it back in BN/64
-//      chunks of 64 columns through two staging boxes, chunk c while the next unit's K tile c is in the tensor
-//      core: a TMA store per box, or, when N is not a multiple of 8 (TMA cannot address such rows of D), a copy by
-//      the consumer's threads that tests the edges; a cluster barrier before exit (step 8's rule).
+//   5. each consumer converts its finished 64 x kWN accumulator (kWN: its columns) to fp16 in registers and writes
+//      it back in kWN/64 chunks of 64 columns through two staging boxes, chunk c while the next unit's K tile c is
+//      in the tensor core: a TMA store per box, or, when N is not a multiple of 8 (TMA cannot address such rows of
+//      D), a copy by the consumer's threads that tests the edges; a cluster barrier before exit (step 8's rule).
 // When the plan takes no split, the host launches the instance without item 4 and the ticket (SPLIT = false).
 //
 // Build and run (from the repository root):
@@ -62,14 +64,14 @@ namespace step11::sm90 {
 
 namespace ptx = hg::ptx;  // every instruction: cuda::ptx plus the few wrappers of common/kernel/ptx.cuh
 
-constexpr int BLK_M = 128, BLK_K = 64;  // one CTA tile: 128 x BN outputs (BN: the menu's tile width), 64 of K a load
+constexpr int BLK_K = 64;               // 64 of K a load; one CTA tile: BM x BN outputs (the menu's tile)
 constexpr int kGroupRows = 8;           // L2 groups of 8 pair rows: 16 tile rows
 constexpr int WGMMA_M = 64, WGMMA_K = 16;  // wgmma m64nBNk16: 64 rows, 16 of K per instruction
-constexpr int kConsumers = 2;           // consumer c computes rows 64c..64c+63 of every tile
+constexpr int kConsumers = 2;           // consumer c computes rows 64c..64c+63 (or, BM = 64, half the columns)
 constexpr int kThreads = (kConsumers + 1) * hg::kWarpgroupThreads;  // + warpgroup 2, the producer: 384 threads
 constexpr int kProducerWarp = kConsumers * 4 + 3;    // warp 3 of the producer warpgroup issues every TMA load
-// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x BN fp32
-// accumulator (128 registers), the previous tile's outputs as fp16 pairs (64) and addresses.
+// Registers per thread after setmaxnreg: the producer needs few, each consumer holds a 64 x kWN fp32
+// accumulator (up to 128 registers), the previous tile's outputs as fp16 pairs (up to 64) and addresses.
 // 128 x 40 + 256 x 232 = 64512 of the SM's 65536.
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 // CTA barrier ids (bar.sync; id 0 is __syncthreads'): consumer c syncs its 128 threads around its staging
@@ -80,25 +82,32 @@ constexpr uint32_t kEpilogueBar = 1;
 __device__ constexpr uint32_t kEmptyArrivals = 2 * kConsumers;
 __device__ constexpr uint16_t kPairMask = 0x3;  // multicast to CTA ranks 0 and 1 of the cluster
 
-constexpr int kATileBytes = BLK_M * BLK_K * 2;              // one A tile: 16 KiB (a multiple of 1024)
 constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 128B swizzle: 64 fp16 columns
 constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
 constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
 // [menu]
-// The menu: the pair's tile is 256 x BN, each CTA's 128 x BN, for BN = 256 (step 10's), 192 or 128. One kernel
-// body serves them all; what depends on the width is here. wgmma takes any N that is a multiple of 8 up to 256
-// (PTX ISA, wgmma "Matrix shape"); 192 and 128 keep whole 64-column epilogue chunks and whole 1024-byte swizzle
-// atoms in each CTA's half of B (96 or 64 rows of 128 bytes).
-template <int BN>
+// The menu: each CTA's tile is BM x BN, the pair's 2BM x BN: BM = 128 with BN = 256 (step 10's), 192 or 128, and
+// the short tiles, BM = 64 with BN = 256 or 128, for problems of few rows. One kernel body serves them all; what
+// depends on the tile is here. wgmma takes any N that is a multiple of 8 up to 256 (PTX ISA, wgmma "Matrix
+// shape"), but only M = 64: a short tile has one wgmma's rows, so its two consumers split the columns instead.
+// Every consumer's width is whole 64-column epilogue chunks, and every offset into a tile whole 1024-byte swizzle
+// atoms (8 rows of 128 bytes).
+template <int BM, int BN>
 struct Tile {
-  static_assert(BN == 128 || BN == 192 || BN == 256, "the menu's widths are 128, 192 and 256");
-  static constexpr int kAccFloats = WGMMA_M * BN / hg::kWarpgroupThreads;  // one wgmma's fp32 per thread: BN / 2
+  static_assert((BM == 128 && (BN == 128 || BN == 192 || BN == 256)) || (BM == 64 && (BN == 128 || BN == 256)),
+                "the menu's tiles are 128 x 256, 128 x 192, 128 x 128, 64 x 256 and 64 x 128 per CTA");
+  static constexpr bool kShort = BM == WGMMA_M;         // one wgmma tall: the consumers split the columns
+  static constexpr int kWN = kShort ? BN / 2 : BN;      // one consumer's columns: its wgmma's N
+  // Where consumer c's 64 x kWN outputs start in the CTA's tile: row c * kRowStep, column c * kColStep.
+  static constexpr int kRowStep = kShort ? 0 : WGMMA_M, kColStep = kShort ? kWN : 0;
+  static constexpr int kAccFloats = WGMMA_M * kWN / hg::kWarpgroupThreads;  // one wgmma's fp32 per thread: kWN / 2
+  static constexpr int kATileBytes = BM * BLK_K * 2;    // one A tile: 16 or 8 KiB
   static constexpr int kBRows = BN / 2;                 // rows of the B tile each CTA loads (and multicasts)
   static constexpr int kBTileBytes = BN * BLK_K * 2;    // one B tile: 32, 24 or 16 KiB
-  static constexpr int kChunks = BN / kDBoxCols;        // 64-column chunks of the epilogue: 4, 3 or 2
+  static constexpr int kChunks = kWN / kDBoxCols;       // 64-column chunks of a consumer's epilogue: 4, 3, 2 or 1
   // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
-  static constexpr uint32_t kTmaBytes = (BLK_M * BLK_K + BN * BLK_K) * 2;
-  static constexpr uint32_t kOwnBytes = (BLK_M * BLK_K + kBRows * BLK_K) * 2;  // this CTA's loads only
+  static constexpr uint32_t kTmaBytes = (BM * BLK_K + BN * BLK_K) * 2;
+  static constexpr uint32_t kOwnBytes = (BM * BLK_K + kBRows * BLK_K) * 2;  // this CTA's loads only
   // A part in the workspace: [rank][consumer][q][thread] of float4 (the layout below), per worker.
   static constexpr int kAccQuads = kAccFloats / 4;
   static constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;
@@ -109,19 +118,19 @@ struct Tile {
 // bytes, not __half[rows][64]: the swizzle moves each row's 16-byte chunks, so [row][col] would not address them.
 // Who signals whom (each CTA's producer multicasts half of B into both CTAs):
 //   producers of both CTAs -> full_bar[s] -> both consumers -> empty_bar[s] of both CTAs -> producers of both CTAs
-template <int BN, int PIPE_DEPTH>
+template <int BM, int BN, int PIPE_DEPTH>
 struct Smem {
   uint64_t full_bar[PIPE_DEPTH];                // TMA of both CTAs -> consumer: stage s has landed
   uint64_t empty_bar[PIPE_DEPTH];               // consumers of both CTAs -> TMA: stage s has been read
   uint32_t worker;                              // the pair's worker index: its arrival ticket (SPLIT only)
-  alignas(1024) uint8_t A[PIPE_DEPTH][kATileBytes];               // A tiles [stage][128 rows][64 K] fp16
-  alignas(1024) uint8_t B[PIPE_DEPTH][Tile<BN>::kBTileBytes];     // B tiles [stage][BN rows][64 K] fp16
+  alignas(1024) uint8_t A[PIPE_DEPTH][Tile<BM, BN>::kATileBytes];  // A tiles [stage][BM rows][64 K] fp16
+  alignas(1024) uint8_t B[PIPE_DEPTH][Tile<BM, BN>::kBTileBytes];  // B tiles [stage][BN rows][64 K] fp16
   alignas(1024) uint8_t D[kConsumers][kDBoxes][kDBoxBytes];       // D boxes [c][box][64 rows][64 cols] fp16
 };
-template <int BN, int PIPE_DEPTH>
-constexpr int kSmemBytesOf = sizeof(Smem<BN, PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
+template <int BM, int BN, int PIPE_DEPTH>
+constexpr int kSmemBytesOf = sizeof(Smem<BM, BN, PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 template <int PIPE_DEPTH>
-constexpr int kSmemBytes = kSmemBytesOf<256, PIPE_DEPTH>;  // the widest tile's: what a ring depth must fit
+constexpr int kSmemBytes = kSmemBytesOf<128, 256, PIPE_DEPTH>;  // the largest tile's: what a ring depth must fit
 // The workspace (global memory): one slot per worker, a part of one split tile, fp32 in the consumers' register
 // order: slot [worker][rank][consumer][q = 0..31][thread 0..127] of float4, acc[4q..4q+3] of that thread, so a
 // warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its first unit:
@@ -130,21 +139,21 @@ constexpr int kSmemBytes = kSmemBytesOf<256, PIPE_DEPTH>;  // the widest tile's:
 // of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
 
-// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). A stage costs 16 KiB of A
-// and BN * 128 bytes of B: 48, 40 or 32 KiB; with the 32 KiB of staging boxes, 4 stages of the widest tile fill
-// the 227 KiB a CTA may use.
+// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). A stage costs BM * 128
+// bytes of A and BN * 128 bytes of B: 48, 40 or 32 KiB (24 or 40 KiB for the short tiles); with the 32 KiB of
+// staging boxes, 4 stages of the largest tile fill the 227 KiB a CTA may use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace:
-// Tile<BN>::kSlotQuads float4 per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of
+// Tile<BM, BN>::kSlotQuads float4 per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of
 // this launch is published when its flag holds `epoch`, a number the host never gives two launches on the same
 // flags, so no launch has to clear them. arrivals: the counter the pairs take their tickets from (wraps to 0
 // after the last pair of a launch).
 // SPLIT: false compiles out the fixup (item 4 of the banner) and the ticket, for plans without a split
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
-// BN: the tile's width, one of the menu's (Tile<BN>).
+// BM, BN: the CTA's tile, one of the menu's (Tile<BM, BN>).
 // d_by_threads: D itself when the consumers' threads store it (N not a multiple of 8: no tensor map can describe
 // D, and tmap_d is unused); null when TMA stores it.
-template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
+template <int BM, int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, __half* d_by_threads, int M, int N, int K,
@@ -152,27 +161,27 @@ __global__ void __launch_bounds__(kThreads, 1)
                  float4* workspace, uint32_t* flags, uint32_t epoch, uint32_t* arrivals) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t smem_raw[];
-  auto& smem = *reinterpret_cast<Smem<BN, PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // the map, 1024-aligned
-  using T = Tile<BN>;  // the widths of this instance
+  auto& smem = *reinterpret_cast<Smem<BM, BN, PIPE_DEPTH>*>(hg::align_smem_1024(smem_raw));  // 1024-aligned
+  using T = Tile<BM, BN>;  // the sizes of this instance
 
   const int warp_id = threadIdx.x / 32;
   const int lane_id = threadIdx.x % 32;
   const int tid = threadIdx.x;
   const int wg_id = threadIdx.x / hg::kWarpgroupThreads;  // warpgroup: 0 and 1 are the consumers, 2 the producer
-  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which 128-row half of the pair's tiles
+  const uint32_t rank = ptx::get_sreg_cluster_ctarank();  // 0 or 1: which BM-row half of the pair's tiles
   const uint32_t peer = rank ^ 1;
   const int cluster_id = blockIdx.x / 2;  // a cluster is 2 consecutive CTAs
   // [tile]
-  // The work is PAIR tiles of 256 x BN, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
+  // The work is PAIR tiles of 2BM x BN, numbered in step 9's L2-grouped order (groups of 8 pair rows), and each
   // worker walks its units: its stream-K share, then whole tiles. CTA `rank` computes
-  // D[tile_m0..+127][tile_n0..+BN-1] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half.
+  // D[tile_m0..+BM-1][tile_n0..+BN-1] of each unit's tile, the pair's upper (rank 0) or lower (rank 1) half.
   // [any_shape]
   // Any M and N, and any K that is a multiple of 8: the tiles are counted rounded up, and TMA does the rest. A load
   // whose box reaches past M, N or K fills those elements with zeros (and still counts them toward the stage's
   // bytes), so a ragged edge adds zeros to the sum; a store whose box reaches past M or N writes only the elements
   // inside D (PTX ISA, cp.async.bulk.tensor: "out-of-bound accesses"). TMA needs D's rows to be whole 16-byte
   // units (N a multiple of 8); for any other N the threads store D and test the edges themselves (item 5).
-  const int m_tiles = hg::ceil_div(M, BLK_M), k_tiles = hg::ceil_div(K, BLK_K);
+  const int m_tiles = hg::ceil_div(M, BM), k_tiles = hg::ceil_div(K, BLK_K);
   const int n_tiles = hg::ceil_div(N, BN);
   // [any_shape]
   // The pair rows, hg::ceil_div(m_tiles, 2), are counted in each role: held from here across setmaxnreg, the
@@ -223,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // both CTAs walk the same units
         const hg::WorkUnit unit = walk.current();  // K tiles [k0, k1) of one pair tile
         const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
-        tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+        tile_m0 = (tile.m * 2 + int(rank)) * BM;  // this CTA's tile of the pair
         tile_n0 = tile.n * BN;
         for (int i = unit.k0; i < unit.k1; ++i, ++ring_pos) {
           const int stage = ring_pos % PIPE_DEPTH;
@@ -236,8 +245,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int32_t b_coords[2] = {i * BLK_K, tile_n0 + int(rank) * T::kBRows};  // this CTA's half of B
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[stage], &tmap_a,
                                     a_coords, &smem.full_bar[stage]);
-          // The half goes to the same offset in both CTAs (rows 128 * rank of the stage's B tile; 128 rows of
-          // 128 bytes = 16 KiB, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
+          // The half goes to the same offset in both CTAs (rows BN/2 * rank of the stage's B tile; BN/2 rows of
+          // 128 bytes, a whole number of 1024-byte swizzle atoms) and signals each CTA's own full_bar.
           ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
                                     smem.B[stage] + rank * (T::kBRows * BLK_K * 2), &tmap_b, b_coords,
                                     &smem.full_bar[stage], kPairMask);
@@ -257,10 +266,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg_tid = tid % hg::kWarpgroupThreads;  // thread index inside this consumer warpgroup
     auto& Ds = smem.D[consumer];  // [box][64][64] fp16: this consumer's own staging boxes
     // Both consumers take every tile of this CTA, in the producer's order, so their ring positions are the
-    // producer's. acc is consumer c's 64 x BN fp32 accumulator (rows 64c..64c+63), in the warpgroup's registers.
+    // producer's. acc is consumer c's 64 x kWN fp32 accumulator (its rows and columns: Tile), in its registers.
     uint32_t ring_pos = 0;
     float acc[T::kAccFloats];
-    // The finished tile, converted to fp16 pairs (64 registers), waiting to be written while the next tile's
+    // The finished tile, converted to fp16 pairs (up to 64 registers), waiting to be written while the next tile's
     // first K tiles run: pending[2j] holds acc[4j], acc[4j+1], pending[2j+1] holds acc[4j+2], acc[4j+3].
     __half2 pending[T::kAccFloats / 2];
     int pending_m = -1, pending_n = 0;  // where `pending` goes; pending_m < 0: nothing pending
@@ -280,10 +289,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [epilogue]
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store or threads) -> GMEM -------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
-    // +8 (in pending[2j+1]), j = 0..31: chunk c is j = 8c..8c+7. Chunk c alternates between two staging boxes.
+    // +8 (in pending[2j+1]), j = 0..kWN/8-1: chunk c is j = 8c..8c+7. The chunks take the two staging boxes in
+    // turn, counted across tiles: with an odd number of chunks a tile (3, or 1), the last chunk of one tile and
+    // the first of the next would otherwise fill the same box one after the other.
     const int row = (warp_id % 4) * 16 + lane_id / 4;
+    // This consumer's corner of the CTA's tile: its rows and columns start here (Tile).
+    const int my_row = consumer * T::kRowStep, my_col = consumer * T::kColStep;
+    uint32_t boxes_filled = 0;
     auto write_chunk = [&](int chunk) {
-      uint8_t* box = Ds[chunk % kDBoxes];
+      uint8_t* box = Ds[boxes_filled++ % kDBoxes];
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
@@ -299,7 +313,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
       if (d_by_threads == nullptr) {
         if (wg_tid == 0) {
-          const int32_t d_coords[2] = {pending_n + chunk * kDBoxCols, pending_m + consumer * WGMMA_M};  // cols first
+          const int32_t d_coords[2] = {pending_n + my_col + chunk * kDBoxCols, pending_m + my_row};  // cols first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
           ptx::cp_async_bulk_commit_group();  // one group per box
         }
@@ -309,8 +323,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // lies outside D. The barrier at the top of the next write_chunk of this box orders these reads before
         // its refill (bar.sync orders shared memory among its threads).
         hg::store_box_by_threads<WGMMA_M, hg::kWarpgroupThreads>(box, d_by_threads, M, N,
-                                                                 pending_m + consumer * WGMMA_M,
-                                                                 pending_n + chunk * kDBoxCols, wg_tid);
+                                                                 pending_m + my_row,
+                                                                 pending_n + my_col + chunk * kDBoxCols, wg_tid);
         // [store_by_threads]
       }
     };
@@ -319,7 +333,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (hg::StreamKWalk walk(walk_plan, worker); walk.valid(); walk.next()) {  // the producer's units, in order
       const hg::WorkUnit unit = walk.current();
       const hg::TileCoord tile = hg::grouped_tile(unit.tile, hg::ceil_div(m_tiles, 2), n_tiles, kGroupRows);
-      tile_m0 = (tile.m * 2 + int(rank)) * BLK_M;  // this CTA's tile of the pair
+      tile_m0 = (tile.m * 2 + int(rank)) * BM;  // this CTA's tile of the pair
       tile_n0 = tile.n * BN;
 
       // [kloop]
@@ -331,14 +345,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t phase = (ring_pos / PIPE_DEPTH) & 1;
         ptx::mbarrier_wait_parity(&smem.full_bar[stage], phase);  // A and both halves of B have landed
         ptx::wgmma_fence();  // registers and SMEM are ready before the asynchronous wgmma reads them
-        // This consumer's 64 rows of the A tile start 64 rows * 128 bytes = 8192 bytes into it (8 swizzle atoms).
+        // This consumer's rows of the A tile and columns of B (B's rows: K-major, 128 bytes each) start my_row or
+        // my_col rows of 128 bytes into them: 64 or 128 rows, whole 1024-byte swizzle atoms.
         const uint64_t a_rows =
-            a_desc + (uint64_t(stage * kATileBytes + consumer * WGMMA_M * hg::kSwizzleRowBytes) >> 4);
-        const uint64_t b_stage = b_desc + (uint64_t(stage * T::kBTileBytes) >> 4);
+            a_desc + (uint64_t(stage * T::kATileBytes + my_row * hg::kSwizzleRowBytes) >> 4);
+        const uint64_t b_cols = b_desc + (uint64_t(stage * T::kBTileBytes + my_col * hg::kSwizzleRowBytes) >> 4);
 #pragma unroll
         for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
           // The unit's first K step (i = 0, k = 0) overwrites the accumulator (scale-d = 0).
-          ptx::wgmma_m64nNk16_f16<BN>(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_stage, k),
+          ptx::wgmma_m64nNk16_f16<T::kWN>(acc, hg::desc_advance_k16(a_rows, k), hg::desc_advance_k16(b_cols, k),
                                    i > 0 || k > 0);
         }
         ptx::wgmma_commit_group();  // close the 4 wgmma above into one group
@@ -352,7 +367,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int c = 0; c < T::kChunks; ++c)
           if (c == i && pending_m >= 0) write_chunk(c);
       }
-      // A unit shorter than BN/64 K tiles leaves chunks of the previous tile: write them now.
+      // A unit shorter than kWN/64 K tiles leaves chunks of the previous tile: write them now.
 #pragma unroll
       for (int c = 0; c < T::kChunks; ++c)
         if (c >= unit_k_tiles && pending_m >= 0) write_chunk(c);
@@ -424,36 +439,39 @@ __global__ void __launch_bounds__(kThreads, 1)
 // The menu as the heuristic sees it (common/kernel/tile_choice.hpp), widest first: the pair tile and how fast a
 // worker runs one K tile of it, relative to the widest, in thousandths. Measured on the H200, not derived: the
 // medians of docs/results/tile_rates.csv (tools/tile_rates.py; docs/lab_step11_fitted_tile.md says how).
-constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 954}, {256, 128, 901}};
+constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 954}, {256, 128, 901}, {128, 256, 900},
+                                     {128, 128, 800}};
+constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));
 // [choice]
 
-/// Host side for one tile of the menu: a persistent grid of `pairs` CTA pairs, the tensor maps (A in 128-row boxes,
+/// Host side for one tile of the menu: a persistent grid of `pairs` CTA pairs, the tensor maps (A in BM-row boxes,
 /// B in BN/2-row boxes, half a pair's tile per CTA, D in 64 x 64 boxes, one consumer's chunk), the stream-K plan for
 /// that many workers with `knobs` (--sk-*), and, when it splits, the workspace, flags and arrival counter
 /// (common/kernel/stream_k_host.hpp); when it does not, the instance without the fixup.
-template <int BN, int PIPE_DEPTH, hg::Break BREAK>
+template <int BM, int BN, int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, int pairs) {
-  using S = Smem<BN, PIPE_DEPTH>;
-  constexpr int kSmem = kSmemBytesOf<BN, PIPE_DEPTH>;
+  using S = Smem<BM, BN, PIPE_DEPTH>;
+  using T = Tile<BM, BN>;
+  constexpr int kSmem = kSmemBytesOf<BM, BN, PIPE_DEPTH>;
   static_assert(kSmem <= hg::kMaxSmemBytes, "this tile and ring depth do not fit in shared memory");
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
-  static_assert(kConsumerRegs >= Tile<BN>::kAccFloats * 3 / 2 + 32, "the accumulator, pending and addresses fit");
+  static_assert(kConsumerRegs >= T::kAccFloats * 3 / 2 + 32, "the accumulator, pending and addresses fit");
   static constexpr hg::BarrierName kBarriers[] = {
       {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
-  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BLK_M, BLK_K);
-  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, Tile<BN>::kBRows, BLK_K);  // half a B tile
+  const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BM, BLK_K);
+  const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, T::kBRows, BLK_K);  // half a B tile
   // D's rows are whole 16-byte units, which a tensor map needs, only when N is a multiple of 8: else the threads.
   const bool d_by_tma = g.n % 8 == 0;
   const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols) : CUtensorMap{};
   __half* d_by_threads = d_by_tma ? nullptr : g.D;
-  auto kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, true>;
-  const int tiles = hg::ceil_div(hg::ceil_div(g.m, BLK_M), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
+  auto kernel = hgemm_kernel<BM, BN, PIPE_DEPTH, BREAK, true>;
+  const int tiles = hg::ceil_div(hg::ceil_div(g.m, BM), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, hg::ceil_div(g.k, BLK_K), pairs, knobs);
   // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
   // the split instance, which walks a plan without a split just as well).
   if constexpr (BREAK == hg::Break::kNone) {
-    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, false>;
+    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BM, BN, PIPE_DEPTH, BREAK, false>;
   }
   HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
@@ -461,7 +479,7 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   // before each launch shows every part read before it was written.
   std::shared_ptr<hg::StreamKBuffers> buffers;
   if (plan.sk_tiles > 0)
-    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * Tile<BN>::kSlotQuads * sizeof(float4),
+    buffers = std::make_shared<hg::StreamKBuffers>(size_t(plan.sk_workers) * T::kSlotQuads * sizeof(float4),
                                                    size_t(plan.sk_workers) * kFlagsPerWorker,
                                                    BREAK == hg::Break::kNoPartWait);
   return [=](cudaStream_t stream) {
@@ -474,28 +492,32 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   };
 }
 
-/// The step's host entry: the pairs that fit at once (the widest tile's instance: the narrower ones use less shared
+/// The step's host entry: the pairs that fit at once (the largest tile's instance: the others use less shared
 /// memory and the same threads, and one CTA per SM either way), the tile (`tile`, --tile MxN, or the heuristic's
 /// choice for this problem on that many pairs; written to *chosen for the result line), then that tile's launch.
 template <int PIPE_DEPTH, hg::Break BREAK>
 hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, const hg::TileRequest& tile,
                              std::string* chosen) {
-  auto widest = hgemm_kernel<256, PIPE_DEPTH, BREAK, true>;
-  HG_CUDA_CHECK(cudaFuncSetAttribute(widest, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
-  const int pairs = hg::max_resident_pairs(widest, kThreads, kSmemBytes<PIPE_DEPTH>);
-  // A --break switch breaks the protocol, whatever the tile: its instances are built for the widest tile alone
-  // (a third of the build), which a broken run takes unless --tile asks for another.
+  auto largest = hgemm_kernel<128, 256, PIPE_DEPTH, BREAK, true>;
+  HG_CUDA_CHECK(cudaFuncSetAttribute(largest, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
+  const int pairs = hg::max_resident_pairs(largest, kThreads, kSmemBytes<PIPE_DEPTH>);
+  // A --break switch breaks the protocol, whatever the tile: its instances are built for the largest tile alone
+  // (a fifth of the build), which a broken run takes unless --tile asks for another.
   if constexpr (BREAK != hg::Break::kNone) {
     const hg::TileRequest asked = tile.n != 0 ? tile : hg::TileRequest{0, 256};
-    if (hg::pick_tile(kTiles, 3, g, pairs, knobs, asked, chosen, "Hopper") != 0)
-      throw std::invalid_argument("a --break run takes the 256-wide tile, the one its broken instances are built "
+    if (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, asked, chosen, "Hopper") != 0)
+      throw std::invalid_argument("a --break run takes the 256 x 256 tile, the one its broken instances are built "
                                   "for: drop --tile");
-    return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    return prepare_tile<128, 256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
   } else {
-    switch (hg::pick_tile(kTiles, 3, g, pairs, knobs, tile, chosen, "Hopper")) {
-      case 0: return prepare_tile<256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      case 1: return prepare_tile<192, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      default: return prepare_tile<128, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    static_assert(kTileCount == 5, "one case per tile of the menu");
+    switch (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Hopper")) {
+      // A pair tile of the menu is two CTA tiles along M: the instance takes each CTA's rows, kTiles[i].m / 2.
+      case 0: return prepare_tile<kTiles[0].m / 2, kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 1: return prepare_tile<kTiles[1].m / 2, kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 2: return prepare_tile<kTiles[2].m / 2, kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 3: return prepare_tile<kTiles[3].m / 2, kTiles[3].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      default: return prepare_tile<kTiles[4].m / 2, kTiles[4].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
     }
   }
 }

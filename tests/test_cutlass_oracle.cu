@@ -234,25 +234,35 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
 }
 
 // A step with a menu of tiles (step 11): the same checks for each tile of each kernel's kTiles, at each depth. Its
-// constants that depend on the tile's width BN live in Tile<BN>; the shared-memory map is Smem<BN, depth>.
-template <int BN, int D, typename Fn>
+// constants that depend on the tile live in Tile<...>; the shared-memory map is Smem<..., depth>. The menus differ
+// in length (Hopper's five, Blackwell's three): HG_MENU_EACH names entries 0 to 4 and for_tile skips those a menu
+// lacks (ON false: the check is never instantiated).
+template <typename T, size_t N>
+constexpr int menu_size(const T (&)[N]) { return int(N); }
+template <bool ON, int PM, int BN, int D, typename Fn>
 void for_tile(Fn&& fn) {
-  fn(std::integral_constant<int, BN>{}, std::integral_constant<int, D>{});
+  if constexpr (ON)
+    fn(std::integral_constant<int, PM>{}, std::integral_constant<int, BN>{}, std::integral_constant<int, D>{});
 }
 #define HG_MENU_TILE(NS, ARCH, I, D, ...)                                                                      \
-  for_tile<NS::ARCH::kTiles[I].n, D>([&](auto bn, auto depth) {                                                \
-    constexpr int BN = decltype(bn)::value, DEPTH = decltype(depth)::value;                                   \
-    const std::string name = std::string(#NS " ") + std::to_string(NS::ARCH::kTiles[I].m) + "x" +             \
-                             std::to_string(BN) + " depth " + std::to_string(DEPTH);                          \
+  for_tile<(I < menu_size(NS::ARCH::kTiles)), NS::ARCH::kTiles[I % menu_size(NS::ARCH::kTiles)].m,            \
+           NS::ARCH::kTiles[I % menu_size(NS::ARCH::kTiles)].n, D>([&](auto pm, auto bn, auto depth) {        \
+    constexpr int PM = decltype(pm)::value, BN = decltype(bn)::value, DEPTH = decltype(depth)::value;         \
+    const std::string name = std::string(#NS " ") + std::to_string(PM) + "x" + std::to_string(BN) + " depth " + \
+                             std::to_string(DEPTH);                                                           \
     __VA_ARGS__                                                                                                \
   })
 #define HG_MENU_EACH(NS, ARCH, D, ...)                                                                         \
-  static_assert(sizeof(NS::ARCH::kTiles) / sizeof(NS::ARCH::kTiles[0]) == 3, "the menus have three tiles");    \
+  static_assert(menu_size(NS::ARCH::kTiles) <= 5, "HG_MENU_EACH names five entries");                         \
   HG_MENU_TILE(NS, ARCH, 0, D, __VA_ARGS__);                                                                   \
   HG_MENU_TILE(NS, ARCH, 1, D, __VA_ARGS__);                                                                   \
-  HG_MENU_TILE(NS, ARCH, 2, D, __VA_ARGS__)
+  HG_MENU_TILE(NS, ARCH, 2, D, __VA_ARGS__);                                                                   \
+  HG_MENU_TILE(NS, ARCH, 3, D, __VA_ARGS__);                                                                   \
+  HG_MENU_TILE(NS, ARCH, 4, D, __VA_ARGS__)
 
 TEST_CASE("cutlass: every tile of a menu: Blackwell instruction and shared-memory descriptors, Hopper wgmma's") {
+  // Hopper: a pair tile of PM rows is two CTA tiles of BM = PM / 2; A is read in 64-row slices (one per consumer,
+  // or one for both in a short tile), B in kWN-row slices (whole, or one half per consumer in a short tile).
 #define HG_MENU(NS, NAME, D)                                                                                   \
   HG_MENU_EACH(NS, sm100, D, {                                                                                 \
     using S = NS::sm100::Smem<BN, DEPTH>;                                                                      \
@@ -263,11 +273,12 @@ TEST_CASE("cutlass: every tile of a menu: Blackwell instruction and shared-memor
         name + " B", offsetof(S, B), sizeof(S::B) / DEPTH);                                                    \
   });                                                                                                          \
   HG_MENU_EACH(NS, sm90, D, {                                                                                  \
-    using S = NS::sm90::Smem<BN, DEPTH>;                                                                       \
-    check_sm90_descs<NS::sm90::BLK_M, NS::sm90::WGMMA_M, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(            \
+    constexpr int BM = PM / 2;                                                                                 \
+    using S = NS::sm90::Smem<BM, BN, DEPTH>;                                                                   \
+    check_sm90_descs<BM, NS::sm90::WGMMA_M, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(                        \
         name + " A", offsetof(S, A), sizeof(S::A) / DEPTH);                                                    \
-    check_sm90_descs<BN, BN, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(name + " B", offsetof(S, B),            \
-                                                                     sizeof(S::B) / DEPTH);                   \
+    check_sm90_descs<BN, NS::sm90::Tile<BM, BN>::kWN, NS::sm90::BLK_K, NS::sm90::WGMMA_K, DEPTH>(              \
+        name + " B", offsetof(S, B), sizeof(S::B) / DEPTH);                                                    \
   });
   HG_ORACLE_MENUS(HG_MENU)
 #undef HG_MENU

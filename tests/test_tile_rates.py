@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import tile_rates  # noqa: E402
 
 SK_PLAN = None
-LINE = ('step11_fitted_tile sm90 gpu="NVIDIA H200" M={m} N={n} K={k} init=random seed=1 pipe_depth=4 sk_min_share=4 '
+LINE = ('step11_fitted_tile {arch} gpu="NVIDIA H200" M={m} N={n} K={k} init=random seed=1 pipe_depth=4 sk_min_share=4 '
         'sk_rounds=1 sk_min_saving=4 sk_part_cost=2 sk_full_split_max=60 tile={h}x{bn} tile_choice={choice} '
         'max_abs_err=0.1 max_rel_err=0.001 bad=0/1 PASS median_ms={ms} p10_ms={ms} p90_ms={ms} tflops=1.0 '
         'cublas_median_ms=1.0 cublas_tflops=1.0 pct_cublas=100.0 cublas_check=PASS iters=100 sets=2 '
@@ -29,8 +29,9 @@ LINE = ('step11_fitted_tile sm90 gpu="NVIDIA H200" M={m} N={n} K={k} init=random
 
 
 def line(bn, ms, choice="forced", h=256):
-    """A --bench line of step 11 at 4096^3 with tile h x bn."""
-    return LINE.format(m=4096, n=4096, k=4096, h=h, bn=bn, choice=choice, ms=ms)
+    """A --bench line of step 11 at 4096^3 with tile h x bn (Blackwell's kernel where h is 512)."""
+    return LINE.format(arch="sm100" if h == 512 else "sm90", m=4096, n=4096, k=4096, h=h, bn=bn, choice=choice,
+                       ms=ms)
 
 
 def run(lines, workers=66):
@@ -39,7 +40,10 @@ def run(lines, workers=66):
         log, out = pathlib.Path(d) / "a.log", pathlib.Path(d) / "r.csv"
         log.write_text("".join(lines))
         rc = tile_rates.main([str(log), "--sk-plan", SK_PLAN, "--workers", str(workers), "--out", str(out)])
-        return rc, (list(csv.DictReader(open(out))) if rc == 0 else [])
+        if rc != 0:
+            return rc, []
+        with open(out, encoding="utf-8") as f:
+            return rc, list(csv.DictReader(f))
 
 
 class TileRates(unittest.TestCase):
@@ -51,10 +55,10 @@ class TileRates(unittest.TestCase):
             self.assertEqual(out.read_text(), (ROOT / "docs/results/tile_rates.csv").read_text())
 
     def test_kernel_menu_carries_the_medians(self):
-        rows = csv.DictReader(open(ROOT / "docs/results/tile_rates.csv"))
-        medians = {r["tile"]: int(r["rate_permille"]) for r in rows if r["m"] == "median"}
+        with open(ROOT / "docs/results/tile_rates.csv", encoding="utf-8") as f:
+            medians = {r["tile"]: int(r["rate_permille"]) for r in csv.DictReader(f) if r["m"] == "median"}
         header = (ROOT / "step11_fitted_tile/hgemm_sm90.cuh").read_text()
-        menu = re.search(r"kTiles\[\] = \{(.*?)\};", header).group(1)
+        menu = re.search(r"kTiles\[\] = \{(.*?)\};", header, re.S).group(1)
         tiles = {f"{m}x{n}": int(r) for m, n, r in re.findall(r"\{(\d+), (\d+), (\d+)\}", menu)}
         self.assertEqual(tiles, medians)
 
@@ -67,6 +71,17 @@ class TileRates(unittest.TestCase):
         self.assertEqual(by["256x256"]["longest"], "256")
         self.assertEqual(by["256x128"]["longest"], "512")
         self.assertEqual(by["256x128"]["rate_permille"], "500")
+
+    def test_short_tiles(self):
+        # Hopper's short tiles against 256x256 at 4096^3: 128x128 has 1024 K tiles on its longest worker, each a
+        # quarter of 256x256's work (tools/sk_plan); twice the time per worker-K-tile of the same work gives 500.
+        # The median rows follow the menu's order: taller first, then wider.
+        rc, rows = run([line(256, 1.0), line(128, 2.0, h=128), line(256, 1.0, h=128)])
+        self.assertEqual(rc, 0)
+        by = {r["tile"]: r for r in rows if r["m"] != "median"}
+        self.assertEqual(by["128x128"]["longest"], "1024")
+        self.assertEqual(by["128x128"]["rate_permille"], "500")
+        self.assertEqual([r["tile"] for r in rows if r["m"] == "median"], ["256x256", "128x256", "128x128"])
 
     def test_blackwell_tiles(self):
         # Blackwell's 512 x BN tiles on a B200's 74 pairs: the plan is the named tile's. At 4096^3, 512x256 runs 128

@@ -4,16 +4,17 @@ widest, from timed runs of the verify binary with each tile forced.
 
     tools/tile_rates.py LOG... --sk-plan BUILD/sk_plan --workers 66 --out docs/results/tile_rates.csv
 
-LOG: what `./build/step11_fitted_tile --m M --n N --k K --tile 256xBN --bench --settle-ms 0|50` printed, for every
+LOG: what `./build/step11_fitted_tile --m M --n N --k K --tile BMxBN --bench --settle-ms 0|50` printed, for every
 tile of the menu at each shape and method (lines of other steps are passed over; tools/bench_log_csv.py reads each
 line). On Blackwell the tiles are 512xBN and --workers is the B200's pairs (74); the plan is made for the tile each
-line names, so one GPU's logs at a time. The heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as
-the longest worker's K tiles times the work of one K tile (tile rows x BN x 64) divided by the tile's rate, so each
-measurement gives
+line names, so one GPU's logs at a time (lines of both kernels, sm90 and sm100, at one point are refused). The
+heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as the longest worker's K tiles times the work of
+one K tile (tile rows x tile columns x 64) divided by the tile's rate, so each measurement gives
 
-    rate(BN) = 1000 * (longest(BN) * BN / ms(BN)) / (longest(256) * 256 / ms(256))
+    rate(tile) = 1000 * (longest(tile) * rows * cols / ms(tile)) / (the same for the reference tile)
 
-where longest is the plan's longest worker in K tiles (sk_plan --pair-tile with the line's tile, step 10's plan
+where the reference is the menu's first tile, the tallest of the 256-wide ones (Hopper 256x256, Blackwell
+512x256), longest is the plan's longest worker in K tiles (sk_plan --pair-tile with the line's tile, step 10's plan
 with the line's knobs: its max_cost where it splits, else whole rounds) and ms the line's median time. Writes one
 row per (shape, method, tile) and per tile one row with shape "median" (the median over the rows): the rates the
 kernel's menu carries (kTiles of step11_fitted_tile/hgemm_sm90.cuh, or of hgemm_sm100.cuh for a B200's logs;
@@ -32,15 +33,22 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_log_csv  # noqa: E402  (the parser of --bench summary lines)
 
 STEP = "step11_fitted_tile"
-WIDEST = 256  # the widest tile's N, the reference of the rates (Hopper 256 x 256, Blackwell 512 x 256)
+WIDEST = 256  # the reference tile's N: the tallest tile this wide is the reference (Hopper 256x256, Blackwell 512x256)
 COLUMNS = ["m", "n", "k", "method", "tile", "median_ms", "longest", "split", "rate_permille"]
 
 
 InputError = bench_log_csv.InputError  # bad input: the one-line reason
 
 
+def tile_of(text):
+    """(rows, columns) of a tile written RxC."""
+    rows, cols = text.split("x")
+    return int(rows), int(cols)
+
+
 def read_times(paths):
-    """{(m, n, k, method): {BN: (median_ms, knobs)}} of the step's lines with a forced tile."""
+    """{(m, n, k, method): {(rows, cols): (median_ms, fields)}} of the step's lines with a forced tile; fields holds
+    the line's key=value words and "arch" (its kernel, sm90 or sm100)."""
     times = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -51,13 +59,14 @@ def read_times(paths):
                 row = bench_log_csv.read_line(text, where)
                 fields = dict(w.split("=", 1) for w in text.split() if "=" in w)
                 if fields.get("tile_choice") != "forced" or "tile" not in fields:
-                    raise InputError(f"{where}: no forced tile (tile=256xBN tile_choice=forced): run each tile with "
+                    raise InputError(f"{where}: no forced tile (tile=BMxBN tile_choice=forced): run each tile with "
                                      "--tile")
-                bn = int(fields["tile"].split("x")[1])
+                fields["arch"] = text.split()[1]
+                tile = tile_of(fields["tile"])
                 key = (row["m"], row["n"], row["k"], row["method"])
-                if bn in times.get(key, {}):
+                if tile in times.get(key, {}):
                     raise InputError(f"{where}: a second line for {'x'.join(key[:3])} {key[3]} tile {fields['tile']}")
-                times.setdefault(key, {})[bn] = (float(row["median_ms"]), fields)
+                times.setdefault(key, {})[tile] = (float(row["median_ms"]), fields)
     if not times:
         raise InputError(f"no {STEP} --bench line with a forced tile in {', '.join(map(str, paths))}")
     return times
@@ -81,20 +90,23 @@ def longest(sk_plan, workers, shape, knobs):
 
 def rates(times, sk_plan, workers):
     out = []
-    for key, by_bn in times.items():
-        if WIDEST not in by_bn or len(by_bn) < 2:
-            raise InputError(f"{'x'.join(key[:3])} {key[3]}: needs the widest tile and at least one other")
-        heights = {knobs["tile"].split("x")[0] for ms, knobs in by_bn.values()}
-        if len(heights) != 1:
-            raise InputError(f"{'x'.join(key[:3])} {key[3]}: tiles of different heights ({', '.join(sorted(heights))})"
-                             ": give one GPU's logs at a time")
-        cost = {bn: longest(sk_plan, workers, key[:3], knobs) for bn, (ms, knobs) in by_bn.items()}
-        speed = {bn: cost[bn][0] * bn / by_bn[bn][0] for bn in by_bn}
-        for bn in sorted(by_bn, reverse=True):
-            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_bn[bn][1]["tile"],
-                        "median_ms": f"{by_bn[bn][0]:g}", "longest": cost[bn][0], "split": int(cost[bn][1]),
-                        "rate_permille": round(1000 * speed[bn] / speed[WIDEST])})
-    for tile in sorted({r["tile"] for r in out}, key=lambda t: -int(t.split("x")[1])):
+    for key, by_tile in times.items():
+        point = f"{'x'.join(key[:3])} {key[3]}"
+        archs = {fields["arch"] for ms, fields in by_tile.values()}
+        if len(archs) != 1:
+            raise InputError(f"{point}: lines of both kernels ({', '.join(sorted(archs))}): give one GPU's logs at a "
+                             "time")
+        wide = [t for t in by_tile if t[1] == WIDEST]
+        if not wide or len(by_tile) < 2:
+            raise InputError(f"{point}: needs the reference tile ({WIDEST} wide) and at least one other")
+        ref = max(wide)  # the tallest 256-wide tile
+        cost = {t: longest(sk_plan, workers, key[:3], fields) for t, (ms, fields) in by_tile.items()}
+        speed = {t: cost[t][0] * t[0] * t[1] / by_tile[t][0] for t in by_tile}
+        for t in sorted(by_tile, reverse=True):  # the menus' order: taller first, then wider
+            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_tile[t][1]["tile"],
+                        "median_ms": f"{by_tile[t][0]:g}", "longest": cost[t][0], "split": int(cost[t][1]),
+                        "rate_permille": round(1000 * speed[t] / speed[ref])})
+    for tile in sorted({r["tile"] for r in out}, key=lambda t: tuple(-v for v in tile_of(t))):
         values = [r["rate_permille"] for r in out if r["tile"] == tile]
         out.append({"m": "median", "n": "", "k": "", "method": "", "tile": tile, "median_ms": "", "longest": "",
                     "split": "", "rate_permille": round(statistics.median(values))})

@@ -6,7 +6,7 @@
 // mirror the PTX mnemonics, and adds the few instructions CCCL does not wrap, as inline asm, one instruction
 // per function, each with the PTX ISA section it implements:
 //   elect_sync                     PTX ISA "Parallel Synchronization and Communication Instructions: elect.sync"
-//   wgmma_fence, wgmma_commit_group, wgmma_wait_group, wgmma_m64n{128,192,256}k16_f16, wgmma_m64nNk16_f16
+//   wgmma_fence, wgmma_commit_group, wgmma_wait_group, wgmma_m64n{64,128,192,256}k16_f16, wgmma_m64nNk16_f16
 //                                  PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
 //                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
 //                                  wgmma.mma_async)
@@ -173,12 +173,33 @@ __device__ __forceinline__ void wgmma_m64n192k16_f16(float (&d)[96], uint64_t de
       : "memory");
 }
 
-/// The wgmma of a tile N columns wide (128, 192 or 256): one kernel body for step 11's menu of tiles.
+/// wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16: D(64x64, fp32 registers) (+)= A(64x16) * B(16x64), for
+/// step 11's 128 x 128 pair tile, whose two consumers take 64 columns each: the same operands and fragment rule as
+/// m64n128k16 above, with j = 0..7, so each thread holds 32 fp32 values.
+__device__ __forceinline__ void wgmma_m64n64k16_f16(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
+                                                   uint32_t scale_d) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %34, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d)
+      : "memory");
+}
+
+/// The wgmma of a consumer N columns wide (64, 128, 192 or 256): one kernel body for step 11's menu of tiles.
 template <int N>
 __device__ __forceinline__ void wgmma_m64nNk16_f16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                                    uint32_t scale_d) {
-  static_assert(N == 128 || N == 192 || N == 256, "the kernels' tiles are 128, 192 or 256 columns wide");
-  if constexpr (N == 128) wgmma_m64n128k16_f16(d, desc_a, desc_b, scale_d);
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "the kernels' consumers are 64 to 256 columns wide");
+  if constexpr (N == 64) wgmma_m64n64k16_f16(d, desc_a, desc_b, scale_d);
+  else if constexpr (N == 128) wgmma_m64n128k16_f16(d, desc_a, desc_b, scale_d);
   else if constexpr (N == 192) wgmma_m64n192k16_f16(d, desc_a, desc_b, scale_d);
   else wgmma_m64n256k16_f16(d, desc_a, desc_b, scale_d);
 }

@@ -76,9 +76,10 @@ HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int
   return best;
 }
 
-/// The host's choice for one launch: `request` (--tile MxN, or --tile N: m = 0, the menu's tile N wide) if the menu
-/// has it, else (--tile auto, 0 x 0) choose_tile's; writes "tile=MxN tile_choice=auto|forced" to *chosen when it is not null (the result line prints
-/// it). Throws std::invalid_argument naming the menu for a tile the kernel does not offer.
+/// The host's choice for one launch: `request` (--tile MxN, or --tile N: m = 0, the menu's first tile N wide) if
+/// the menu has it, else (--tile auto, 0 x 0) choose_tile's; writes "tile=MxN tile_choice=auto|forced" to *chosen
+/// when it is not null (the result line prints it). Throws std::invalid_argument naming the menu for a tile the
+/// kernel does not offer.
 inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int workers, const StreamKKnobs& knobs,
                      const TileRequest& request, std::string* chosen, const char* kernel) {
   const auto text = [](const TileOption& t) { return std::to_string(t.m) + "x" + std::to_string(t.n); };
@@ -86,7 +87,7 @@ inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int w
   if (request.m == 0 && request.n == 0) {
     pick = choose_tile(menu, count, g.m, g.n, g.k, workers, knobs);
   } else {
-    for (int i = 0; i < count; ++i)
+    for (int i = count - 1; i >= 0; --i)  // the first match: a width alone names the tallest tile of that width
       if ((request.m == 0 || menu[i].m == request.m) && menu[i].n == request.n) pick = i;
     if (pick < 0) {
       std::string offered;
