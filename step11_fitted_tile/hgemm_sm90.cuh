@@ -290,14 +290,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store or threads) -> GMEM -------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
     // +8 (in pending[2j+1]), j = 0..kWN/8-1: chunk c is j = 8c..8c+7. The chunks take the two staging boxes in
-    // turn, counted across tiles: with an odd number of chunks a tile (3, or 1), the last chunk of one tile and
-    // the first of the next would otherwise fill the same box one after the other.
+    // turn, counted across tiles: with an odd number of chunks a tile (3, or 1), box chunk % 2 would have the last
+    // chunk of one tile and the first of the next fill the same box one after the other. (With an even number,
+    // chunk % 2 is that turn, known at compile time.)
     const int row = (warp_id % 4) * 16 + lane_id / 4;
     // This consumer's corner of the CTA's tile: its rows and columns start here (Tile).
     const int my_row = consumer * T::kRowStep, my_col = consumer * T::kColStep;
     uint32_t boxes_filled = 0;
     auto write_chunk = [&](int chunk) {
-      uint8_t* box = Ds[boxes_filled++ % kDBoxes];
+      uint8_t* box = Ds[T::kChunks % kDBoxes == 0 ? chunk % kDBoxes : int(boxes_filled++ % kDBoxes)];
       // The store that last read this box (two chunks ago) must be done reading it: keep at most one group,
       // the other box's, in flight.
       if (wg_tid == 0 && BREAK != hg::Break::kNoStoreWait) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
@@ -436,11 +437,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // [choice]
-// The menu as the heuristic sees it (common/kernel/tile_choice.hpp), widest first: the pair tile and how fast a
-// worker runs one K tile of it, relative to the widest, in thousandths. Measured on the H200, not derived: the
+// The menu as the heuristic sees it (common/kernel/tile_choice.hpp), the 256-row tiles widest first, then the short
+// ones: the pair tile and how fast a worker runs one K tile of it, relative to the first, in thousandths. Measured on the H200, not derived: the
 // medians of docs/results/tile_rates.csv (tools/tile_rates.py; docs/lab_step11_fitted_tile.md says how).
-constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 954}, {256, 128, 901}, {128, 256, 900},
-                                     {128, 128, 800}};
+constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 964}, {256, 128, 914}, {128, 256, 880},
+                                     {128, 128, 605}};
 constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));
 // [choice]
 
