@@ -4,7 +4,7 @@
     python3 tests/test_bench_log_csv.py        (CTest: bench_log_csv/rows)
 
 Three repetitions of two steps at one shape and method, in two logs with other lines between: each line becomes
-its repetition's row in the order run, the median row takes each column's own median (here from different
+its repetition's row in the order run, two forced tiles of one step are kept apart, the median row takes each column's own median (here from different
 repetitions), step 10's knobs are kept and step 9 has none; a line that did not verify, a missing field, unequal
 or even repetition counts, and logs without a summary line are refused (exit 2) naming the file and line or the
 counts. Python standard library only.
@@ -76,6 +76,17 @@ class BenchLogCsvTest(unittest.TestCase):
         median10 = [r for r in rows if r["step"] == s10 and r["kind"] == "median"]
         self.assertEqual([(r["median_ms"], r["pct_cublas"], r["stream_k"]) for r in median10],
                          [("0.2500", "80.0", "min_share=4 min_saving=4")])
+
+    def test_tiles_are_kept_apart(self):
+        # Step 11 forced to two tiles at one shape and method: each tile its own repetitions and median.
+        s11 = "step11_fitted_tile"
+        text = "".join(line(step=s11, ms=ms, knobs=f" tile={t} tile_choice=forced")
+                       for ms in ("0.3", "0.4", "0.5") for t in ("256x128", "128x128"))
+        rc, err, rows = self.convert(text)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([(r["tile"], r["kind"]) for r in rows if r["kind"] == "median"],
+                         [("256x128", "median"), ("128x128", "median")])
+        self.assertEqual([r["tile"] for r in rows[:4]], ["256x128"] * 4)
 
     def test_bad_input_is_refused(self):
         three = line() * 3
