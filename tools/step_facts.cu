@@ -122,10 +122,10 @@ std::string tile_choice_table() {
       << kH200Pairs << " pairs with the split's default knobs, from the menu `step11::sm90::kTiles` and its rates (";
   for (int i = 0; i < kStep11MenuSize; ++i)
     out << (i ? ", " : "") << tile_text(k11::kTiles[i]) << ": " << k11::kTiles[i].rate_permille;
-  out << " thousandths of the widest tile's speed per K tile). Rounds: of whole tiles, without a split. Longest "
+  out << " thousandths of the first tile's speed per K tile). Rounds: of whole tiles, without a split. Longest "
          "worker: its K tiles plus the split's part cost. Idle: the pairs' share of that time without work. "
-         "Predicted: the tile's time over the chosen one's. A narrower tile whose plan splits some tiles but not all "
-         "is no candidate (`hg::narrower_tile_allowed`).\n\n"
+         "Predicted: the tile's time over the chosen one's. A smaller tile whose plan splits some tiles but not all "
+         "is no candidate (`hg::smaller_tile_allowed`).\n\n"
       << "| shape | pair tile | pair tiles | rounds | split | longest worker (K tiles) | idle | predicted | chosen |\n"
       << "|---|---|---:|---:|---|---:|---:|---:|---|\n";
   for (const TileChoice& c : step11_tile_choices()) {
@@ -134,7 +134,7 @@ std::string tile_choice_table() {
       out << "| " << shape_text(c) << " | " << tile_text(k11::kTiles[i]) << " | " << f.tiles << " | " << f.rounds
           << " | " << (f.plan.sk_tiles > 0 ? "yes, " + std::to_string(f.plan.sk_tiles) + " tiles" : "no") << " | "
           << f.longest << " | " << fixed(f.idle_permille / 10.0, 1) << "% | " << fixed(c.relative(i), 2) << " | "
-          << (i == c.pick ? "**yes**" : i > 0 && !hg::narrower_tile_allowed(f) ? "no candidate: split in part" : "")
+          << (i == c.pick ? "**yes**" : i > 0 && !hg::smaller_tile_allowed(f) ? "no candidate: split in part" : "")
           << " |\n";
     }
   }

@@ -54,24 +54,24 @@ HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, in
   return f;
 }
 
-/// Whether choose_tile may take a tile other than the menu's first (the widest) with this forecast: only where step
-/// 10's plan over it splits no tile or every tile. A split that leaves whole tiles stays the widest tile's, the one
-/// step 10's thresholds were measured on: on the H200's sweep of layer shapes, wherever the heuristic took such a
+/// Whether choose_tile may take a tile smaller than the menu's first (the largest) with this forecast: only where
+/// step 10's plan over it splits no tile or every tile. A split that leaves whole tiles stays the first tile's, the
+/// one step 10's thresholds were measured on: on the H200's sweep of layer shapes, wherever the heuristic took such a
 /// split on a narrower tile and step 10 ran too, it lost to step 10's widest tile unsplit, beyond the runs' spread
 /// (docs/lab_step11_fitted_tile.md, "The sweep").
-HG_HD constexpr bool narrower_tile_allowed(const TileForecast& f) {
+HG_HD constexpr bool smaller_tile_allowed(const TileForecast& f) {
   return f.plan.sk_tiles == 0 || f.plan.sk_tiles == f.tiles;
 }
 
 /// The index in `options` (count of them, largest tile first) of the tile with the smallest predicted time among
-/// the first and those narrower_tile_allowed; the first of equals.
+/// the first and those smaller_tile_allowed; the first of equals.
 HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int N, int K, int workers,
                                 const StreamKKnobs& knobs) {
   int best = 0;
   int64_t best_time = forecast_tile(options[0], M, N, K, workers, knobs).predicted;
   for (int i = 1; i < count; ++i) {
     const TileForecast f = forecast_tile(options[i], M, N, K, workers, knobs);
-    if (narrower_tile_allowed(f) && f.predicted < best_time) best = i, best_time = f.predicted;
+    if (smaller_tile_allowed(f) && f.predicted < best_time) best = i, best_time = f.predicted;
   }
   return best;
 }
