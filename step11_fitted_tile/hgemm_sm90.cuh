@@ -36,6 +36,7 @@
 //   cmake --preset default && cmake --build build --target step11_fitted_tile
 //   ./build/step11_fitted_tile --m 1000 --n 50257 --k 1600 --bench   # any shape; compute capability 9.0 runs this
 //   ./build/step11_fitted_tile --m 5120 --n 5120 --k 2048 --tile 256x192  # force a tile of the menu
+//   ./build/step11_fitted_tile --m 512 --n 1600 --k 1600 --tile 128x128    # a short tile: 64 rows per CTA
 // ======================================================================================================
 #pragma once
 
