@@ -7,7 +7,7 @@
 //             original" in comments); docs/conventions.md has the conventions of the code.
 //             The lesson of this step is told once, in docs/step11_fitted_tile.md.
 //
-// This kernel does, in order (step 10's kernel, with the tile's width a template parameter):
+// This kernel does, in order (step 10's kernel, with the tile's rows and width template parameters):
 //   0. the HOST picks the tile for the problem from a menu of five, pair tiles of 256 x 256, 256 x 192, 256 x 128,
 //      128 x 256 and 128 x 128, by the predicted time of the longest worker (common/kernel/tile_choice.hpp), then
 //      plans step 10's split over that tiling and launches that tile's instance;
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                     smem.B[stage] + rank * (T::kBRows * BLK_K * 2), &tmap_b, b_coords,
                                     &smem.full_bar[stage], kPairMask);
           // Arrive once and announce the bytes: the phase completes when the arrival AND the stage's bytes are in
-          // (T::kTmaBytes: 48, 40 or 32 KiB), BN/2 x 128 bytes of them sent by the peer.
+          // (T::kTmaBytes: 48, 40, 32 or 24 KiB), BN/2 x 128 bytes of them sent by the peer.
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                          uint32_t(BREAK == hg::Break::kOneHalfBytes ? T::kOwnBytes : T::kTmaBytes));
           // [produce]
@@ -439,8 +439,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // [choice]
 // The menu as the heuristic sees it (common/kernel/tile_choice.hpp), the 256-row tiles widest first, then the short
-// ones: the pair tile and how fast a worker runs one K tile of it, relative to the first, in thousandths. Measured on the H200, not derived: the
-// medians of docs/results/tile_rates.csv (tools/tile_rates.py; docs/lab_step11_fitted_tile.md says how).
+// ones: the pair tile and how fast a worker runs one K tile of it, relative to the first, in thousandths. Measured
+// on the H200, not derived: the medians of docs/results/tile_rates.csv (tools/tile_rates.py; how: the lab notebook,
+// docs/lab_step11_fitted_tile.md).
 constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 964}, {256, 128, 914}, {128, 256, 880},
                                      {128, 128, 605}};
 constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));

@@ -3,11 +3,11 @@
 // generator, tools/step_facts.cu): nothing here touches a GPU.
 //
 // The short last round has three answers. Step 10 splits it by K. This step first fits the tile: a smaller tile
-// makes more tiles, so the last round can come out fuller, but each K tile of a smaller tile moves more bytes per
-// MMA and runs slower. The heuristic weighs the two: for every tile the kernel offers, the stream-K plan of that
-// tiling (step 10's, with the same knobs), then the time of its longest worker, in K tiles, times the work of one K
-// tile of that tile, divided by the tile's measured rate. The smallest predicted time wins; a tie goes to the
-// larger tile (listed first), which moves fewer bytes.
+// makes more tiles, so the last round can come out fuller, but each K tile of a smaller tile runs at a lower rate
+// (measured on the H200; more bytes moved per MMA is a hypothesis). The heuristic weighs the two: for every tile
+// the kernel offers, the stream-K plan of that tiling (step 10's, with the same knobs), then the time of its
+// longest worker, in K tiles, times the work of one K tile of that tile, divided by the tile's measured rate. The
+// smallest predicted time wins; a tie goes to the tile listed first.
 #pragma once
 
 #include <cstdint>
