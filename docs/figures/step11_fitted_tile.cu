@@ -115,7 +115,7 @@ bool draw_step11_tile_choice(Svg& svg) {
 
   const double ly = bottom + 50;
   svg.rect(16, ly - 11, 28, 14, kMenuColors[0], kInk, 2.4);
-  svg.text(50, ly, "the chosen tile (the smallest predicted time; a tie goes to the wider tile)", 11);
+  svg.text(50, ly, "the chosen tile (the smallest predicted time; a tie goes to the tile listed first)", 11);
   svg.rect(520, ly - 11, 28, 14, kRedFill, "none", 0);
   svg.rect(520, ly - 11, 28, 14, "url(#tc_idle)", kGrey, 0.8);
   svg.text(554, ly, "the pairs' idle share while the longest worker runs", 11);
