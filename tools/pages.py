@@ -16,8 +16,8 @@ hold which regions is read from their markers. The kinds (PRODUCERS below):
 
     contracts                the ladder of contracts, from steps.json (tools/registry.py)
     facts [TABLE]            the steps in numbers: hg_step_facts's output as printed (tools/step_facts.cu);
-                             with TABLE (tile_choice: step 11's heuristic), `hg_step_facts TABLE`'s; a page with
-                             such a region needs --facts-bin
+                             with TABLE (tile_choice, tile_choice_sweep: step 11's heuristic), `hg_step_facts
+                             TABLE`'s; a page with such a region needs --facts-bin
     results                  the benchmark's table, from DIR/ladder.csv (tools/plot_results.py)
     ladder STEP [OTHER ...]  STEP against OTHER (default: the ladder step before it) and cuBLAS, per shape and
                              timing method, from DIR/ladder.csv

@@ -87,7 +87,7 @@ inline int pick_tile(const TileOption* menu, int count, const GemmArgs& g, int w
   if (request.m == 0 && request.n == 0) {
     pick = choose_tile(menu, count, g.m, g.n, g.k, workers, knobs);
   } else {
-    for (int i = count - 1; i >= 0; --i)  // the first match: a width alone names the tallest tile of that width
+    for (int i = 0; i < count && pick < 0; ++i)  // the first match: a width alone names the first tile that wide
       if ((request.m == 0 || menu[i].m == request.m) && menu[i].n == request.n) pick = i;
     if (pick < 0) {
       std::string offered;
