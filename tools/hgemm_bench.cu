@@ -10,7 +10,9 @@
 //                                               # layers of published models; tools/sweep_summary.py
 //                                               # combines runs (add --plan to see the run without a GPU;
 //                                               # --sk-forced adds step10_stream_k+split, its split forced,
-//                                               # for tools/choose_sk_knobs.py)
+//                                               # for tools/choose_sk_knobs.py; --tiles 256x192,...
+//                                               # adds step11_fitted_tile+256x192, ..., each tile forced,
+//                                               # for tools/choose_tile_price.py)
 //
 // Output: a table on stdout, progress on stderr, <out>/samples.csv (every timed launch, with its turn's place
 // in the round and the kernel before it), and <out>/ladder.csv and <out>/ladder.json with the GPU, SM count,
@@ -56,7 +58,9 @@ std::vector<hg::StepSpec> timed_steps(const hg::BenchOptions& args) {
 /// The contestants: each step at its default ring depth (its binary's; a step without a ring ignores it) with the
 /// run's stream-K knobs, and with --sk-forced, after each step that has the knobs, the same step as <step>+split:
 /// min_saving_pct and part_cost 0 and no limit on splitting every tile, so it splits wherever the plan can (the
-/// knobs' measurement, tools/choose_sk_knobs.py). `blackwell` picks the kernels; --plan never calls them.
+/// knobs' measurement, tools/choose_sk_knobs.py); with --tiles, after each step that has a tile menu, the same step
+/// once per tile listed, forced, as <step>+MxN (the heuristic's measurement, tools/choose_tile_price.py).
+/// `blackwell` picks the kernels; --plan never calls them.
 std::vector<hg::Contestant> contestants(const std::vector<hg::StepSpec>& steps, const hg::BenchOptions& args,
                                         bool blackwell) {
   hg::StreamKKnobs forced = args.stream_k;
@@ -66,20 +70,38 @@ std::vector<hg::Contestant> contestants(const std::vector<hg::StepSpec>& steps, 
   forced.full_split_max_pct = 1000;
   std::vector<hg::Contestant> out;
   const auto add = [&](const hg::StepSpec& step, const std::string& name, const std::string& label,
-                       const hg::StreamKKnobs& knobs) {
+                       const hg::StreamKKnobs& knobs, hg::TileRequest tile) {
     const hg::PrepareFn prepare = blackwell ? step.prepare_sm100 : step.prepare_sm90;
     const hg::Variant variant{hg::Break::kNone,
-                              step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(), knobs};
-    out.push_back({name, label, [prepare, variant](const hg::GemmArgs& g) { return prepare(g, variant); }, {},
-                   step.rule});
+                              step.pipe_depths.empty() ? hg::Variant{}.pipe_depth : step.pipe_depths.front(), knobs,
+                              tile};
+    out.push_back({name, label,
+                   [prepare, variant](const hg::GemmArgs& g) {
+                     try {
+                       return prepare(g, variant);
+                     } catch (const std::invalid_argument& e) {  // a forced tile off the menu: pick_tile's words
+                       throw hg::UsageError(std::string("--tiles: ") + e.what());
+                     }
+                   },
+                   {}, step.rule});
   };
   for (const hg::StepSpec& step : steps) {
-    add(step, step.name, step.label, args.stream_k);
+    add(step, step.name, step.label, args.stream_k, {});
     if (args.sk_forced && step.stream_k_knobs)
-      add(step, step.name + std::string("+split"), step.label + std::string(", forced"), forced);
+      add(step, step.name + std::string("+split"), step.label + std::string(", forced"), forced, {});
+    if (step.tile_knob)
+      for (const hg::TileRequest& t : args.tiles) {
+        const std::string tile = (t.m ? std::to_string(t.m) + "x" : std::string()) + std::to_string(t.n);
+        add(step, step.name + ("+" + tile), step.label + (", tile " + tile), args.stream_k, t);
+      }
   }
-  if (args.sk_forced && out.size() == steps.size())
+  const auto has = [&](bool hg::StepSpec::*knob) {
+    return std::any_of(steps.begin(), steps.end(), [&](const hg::StepSpec& s) { return s.*knob; });
+  };
+  if (args.sk_forced && !has(&hg::StepSpec::stream_k_knobs))
     throw hg::UsageError("--sk-forced: none of the steps timed has the stream-K split; name one in --steps");
+  if (!args.tiles.empty() && !has(&hg::StepSpec::tile_knob))
+    throw hg::UsageError("--tiles: none of the steps timed has a tile menu; name one in --steps");
   return out;
 }
 
@@ -139,6 +161,10 @@ int run(const hg::BenchOptions& args) {
   std::string step_list;
   for (const hg::StepSpec& step : steps)
     step_list += std::string(step_list.empty() ? "" : ", ") + "\"" + step.name + "\"";
+  std::string tile_list;  // --tiles, as given
+  for (const hg::TileRequest& t : args.tiles)
+    tile_list += std::string(tile_list.empty() ? "\"" : ", \"") + (t.m ? std::to_string(t.m) + "x" : "") +
+                 std::to_string(t.n) + "\"";
   std::ofstream json(json_path);
   json << "{\n  \"gpu\": \"" << json_escape(dev.prop.name) << "\",\n  \"sm_count\": " << dev.prop.multiProcessorCount
        << ",\n  \"compute_capability\": \"" << dev.prop.major << "." << dev.prop.minor << "\",\n  \"kernel\": \""
@@ -157,6 +183,7 @@ int run(const hg::BenchOptions& args) {
        << ", \"part_cost\": " << args.stream_k.part_cost
        << ", \"full_split_max_pct\": " << args.stream_k.full_split_max_pct << "}"
        << ",\n  \"sk_forced\": " << (args.sk_forced ? "true" : "false")
+       << ",\n  \"tiles_forced\": [" << tile_list << "]"
        << ",\n  \"steps\": [" << step_list << "]"
        << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())
        << ",\n  \"csv\": \"" << run_name << ".csv\"\n}\n";

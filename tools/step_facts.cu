@@ -6,6 +6,7 @@
 //   ./build/hg_step_facts        # prints the body of the pages' facts region, as tools/pages.py splices it
 //   ./build/hg_step_facts tile_choice   # step 11's heuristic at the benchmark's shapes (below)
 //   ./build/hg_step_facts tile_choice_sweep   # its choice at every shape of tools/sweep_shapes.csv (below)
+//   ./build/hg_step_facts tile_price_grid 2,4,6   # its choice at each part price, as CSV (below)
 //
 // The output: a caption paragraph, a blank line, then one Markdown table with a row per step (a line each,
 // ending in a newline). tools/pages.py runs this binary (--facts-bin) and puts its output, as printed, between
@@ -17,7 +18,10 @@
 // kernel's host side makes (hg::forecast_tile, hg::choose_tile of common/kernel/tile_choice.hpp), through
 // tools/tile_choice_facts.hpp, which the page's figure of the same choice calls too. tile_choice_sweep: the tile
 // and plan the same calls choose at every shape of the sweep file (HG_SWEEP_FILE, the source tree's
-// tools/sweep_shapes.csv), one row each.
+// tools/sweep_shapes.csv), one row each. tile_price_grid PRICES: the same choice with each part price of the
+// comma-separated list (choose_tile's part_price; the kernel's is hg::kTilePartPrice), at the sweep's shapes and
+// the benchmark's, as CSV with the columns m,n,k,price,tile,split (split: the chosen tile's plan splits), for
+// tools/choose_tile_price.py.
 //
 // The list of steps comes from the registry: CMakeLists.txt generates steps/facts.inc from steps.json, one
 // entry per step and architecture, written from its kernel's constants. Host code only: the kernels' bodies compile
@@ -172,21 +176,59 @@ std::string tile_choice_sweep_table() {
   return out.str();
 }
 
+/// tile_price_grid: choose_tile at each part price of `prices` (e.g. "2,4,6"), at the sweep's shapes, then the
+/// benchmark's, as CSV.
+std::string tile_price_grid(const std::string& prices) {
+  using namespace hg::facts;
+  namespace k11 = step11::sm90;
+  std::vector<int> grid;
+  std::stringstream list(prices);
+  for (std::string item; std::getline(list, item, ',');) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 4)
+      throw std::runtime_error("tile_price_grid expects part prices 0 to 9999 separated by commas, got '" + prices +
+                               "'");
+    grid.push_back(std::stoi(item));
+  }
+  if (grid.empty()) throw std::runtime_error("tile_price_grid expects at least one part price");
+  std::ifstream in(HG_SWEEP_FILE);
+  if (!in) throw std::runtime_error(std::string("cannot read the sweep file ") + HG_SWEEP_FILE);
+  std::vector<hg::Shape> shapes;
+  for (const hg::SweepShape& row : hg::parse_sweep(in, "tools/sweep_shapes.csv")) shapes.push_back(row.shape);
+  for (const hg::Shape& s : hg::default_bench_shapes()) shapes.push_back(s);
+  const hg::StreamKKnobs knobs;  // the defaults, as the benchmark runs without --sk-*
+  std::ostringstream out;
+  out << "m,n,k,price,tile,split\n";
+  for (const hg::Shape& s : shapes)
+    for (int price : grid) {
+      const int m = int(s.m), n = int(s.n), k = int(s.k);
+      const int pick = hg::choose_tile(k11::kTiles, kStep11MenuSize, m, n, k, kH200Pairs, knobs, price);
+      const hg::TileForecast f = hg::forecast_tile(k11::kTiles[pick], m, n, k, kH200Pairs, knobs, price);
+      out << m << "," << n << "," << k << "," << price << "," << k11::kTiles[pick].m << "x" << k11::kTiles[pick].n
+          << "," << (f.plan.sk_tiles > 0 ? 1 : 0) << "\n";
+    }
+  return out.str();
+}
+
 }  // namespace
 
 // std::vector<Facts> all_facts(): one entry per step and architecture, generated from the registry.
 #include "steps/facts.inc"
 
 int main(int argc, char** argv) {
-  const std::string which = argc == 2 ? argv[1] : "";
-  if (argc > 2 || (argc == 2 && which != "tile_choice" && which != "tile_choice_sweep")) {
-    std::fprintf(stderr, "usage: hg_step_facts [tile_choice|tile_choice_sweep] (no argument: prints the steps' facts "
-                         "table; tile_choice: step 11's tile choice at the benchmark's shapes; tile_choice_sweep: at "
-                         "the sweep's; tools/pages.py puts them into the pages)\n");
+  const std::string which = argc >= 2 ? argv[1] : "";
+  const bool grid = which == "tile_price_grid" && argc == 3;
+  if (!grid && (argc > 2 || (argc == 2 && which != "tile_choice" && which != "tile_choice_sweep"))) {
+    std::fprintf(stderr, "usage: hg_step_facts [tile_choice|tile_choice_sweep|tile_price_grid P,P,...] (no argument: "
+                         "prints the steps' facts table; tile_choice: step 11's tile choice at the benchmark's shapes; "
+                         "tile_choice_sweep: at the sweep's; tools/pages.py puts them into the pages; "
+                         "tile_price_grid: the choice at each part price, CSV for tools/choose_tile_price.py)\n");
     return 2;
   }
   try {
-    std::fputs((which.empty() ? table() : which == "tile_choice" ? tile_choice_table() : tile_choice_sweep_table())
+    std::fputs((grid                        ? tile_price_grid(argv[2])
+                : which.empty()             ? table()
+                : which == "tile_choice"    ? tile_choice_table()
+                                            : tile_choice_sweep_table())
                    .c_str(),
                stdout);
   } catch (const std::exception& e) {

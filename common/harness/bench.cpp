@@ -138,7 +138,7 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
       indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" + indent +
       "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
       indent + "[--sk-part-cost N]\n" +
-      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced]\n" : std::string()) +
+      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced] [--tiles MxN,...]\n" : std::string()) +
       "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
       "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
       "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
@@ -174,7 +174,10 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
        "  exit without touching the GPU.\n"
        "--sk-forced: after each step that has the stream-K knobs, time it once more as <step>+split, with the\n"
        "  run's knobs but --sk-min-saving 0, --sk-part-cost 0 and --sk-full-split-max 1000: the split wherever\n"
-       "  the plan can make one (tools/choose_sk_knobs.py weighs it against the step without a split).\n";
+       "  the plan can make one (tools/choose_sk_knobs.py weighs it against the step without a split).\n"
+       "--tiles MxN,...: after each step that has a tile menu (--tile), time it once more per tile listed, forced,\n"
+       "  as <step>+MxN, with the run's stream-K knobs (tools/choose_tile_price.py weighs the heuristic's choice\n"
+       "  against them). A tile the kernel's menu lacks exits 2 with the menu.\n";
   return u;
 }
 
@@ -280,6 +283,19 @@ BenchOptions parse_bench_options(int argc, char** argv, const std::vector<std::s
       if (!a.sweep_file.empty()) throw UsageError("--sweep given twice: one file lists the shapes");
       a.sweep_file = value;
       a.sweep = read_sweep_file(value);
+    } else if (flag == "--tiles" && takes_steps) {
+      if (!a.tiles.empty()) throw UsageError("--tiles given twice: name every tile in one list");
+      for (const std::string& item : split(value, ',')) {
+        if (item == "auto") throw UsageError("--tiles lists forced tiles (MxN); the step itself is the auto choice");
+        try {
+          a.tiles.push_back(parse_tile(item));
+        } catch (const UsageError& e) {
+          throw UsageError(std::string("--tiles: ") + e.what());
+        }
+        for (size_t j = 0; j + 1 < a.tiles.size(); ++j)
+          if (a.tiles[j].m == a.tiles.back().m && a.tiles[j].n == a.tiles.back().n)
+            throw UsageError("--tiles names " + item + " twice");
+      }
     } else if (flag == "--steps" && takes_steps) {
       if (!a.steps.empty()) throw UsageError("--steps given twice: name every step in one list");
       a.steps = parse_steps(value, step_names);

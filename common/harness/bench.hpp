@@ -32,6 +32,7 @@ struct BenchOptions {
   std::vector<std::string> steps;  ///< --steps: the steps to time, as named; empty: every step the tool offers
   bool plan = false;               ///< --plan: print what the run would time and skip, then exit (no GPU)
   bool sk_forced = false;          ///< --sk-forced: also time each stream-K step with its split wherever it can
+  std::vector<TileRequest> tiles;  ///< --tiles: also time each step with a tile menu once per tile, forced
   int iters = 200, warmup = 10, rounds = 20;
   double settle_ms = 50;  ///< the sustained method: untimed launches of a kernel before its turn in each round
   uint64_t seed = 1;
@@ -45,7 +46,7 @@ std::vector<Shape> default_bench_shapes();
 
 /// The --help text of a benchmark named `tool`. `step_names`: the steps --steps chooses from (without it the
 /// tool times its ladder); empty: a tool of its own kernels (hg_dips_bench), which takes neither --sweep,
-/// --steps, --plan nor --sk-forced (its CSV has no columns for a sweep's rows).
+/// --steps, --plan, --sk-forced nor --tiles (its CSV has no columns for a sweep's rows).
 std::string bench_usage(const std::string& tool, const std::vector<std::string>& step_names = {});
 
 /// Parses argv (argv[0] is the program name); --sweep reads its file. `step_names`: as for bench_usage. Throws

@@ -7,7 +7,8 @@
 // (measured on the H200; more bytes moved per MMA is a hypothesis). The heuristic weighs the two: for every tile
 // the kernel offers, the stream-K plan of that tiling (step 10's, with the same knobs), then the time of its
 // longest worker, in K tiles, times the work of one K tile of that tile, divided by the tile's measured rate. The
-// smallest predicted time wins; a tie goes to the tile listed first.
+// smallest predicted time wins; a tie goes to the tile listed first. In that comparison a part moved through the
+// workspace costs kTilePartPrice K tiles, more than the plan's own price: fitted on the H200's sweep, not derived.
 #pragma once
 
 #include <cstdint>
@@ -27,25 +28,36 @@ struct TileOption {
   int rate_permille;
 };
 
+/// What one part moved through the workspace costs a worker, in K tiles, when choose_tile compares tiles. The plan of
+/// each tiling is still step 10's (knobs.part_cost, 2 by default, decides whether it splits); only the comparison
+/// prices its parts higher. Chosen by tools/choose_tile_price.py on the H200's sweep with every tile forced
+/// (docs/results/sweep_tiles): at the shapes with fewer than 4.5 rounds of the largest tile, prices 5 to 7 give the
+/// same choices and the smallest worst loss against the fastest tile; this is the middle one. At price 2 the
+/// heuristic took a split where a whole tiling of another tile ran faster at seven of them. Which cost the higher
+/// price stands for (the owner's wait, the parts' traffic, tiles that no longer share rows of A or B in L2) is not
+/// isolated.
+constexpr int kTilePartPrice = 6;
+
 /// What the heuristic predicts for one tile.
 struct TileForecast {
   int tiles = 0;            ///< pair tiles of the problem, rows and columns rounded up
   int k_tiles = 0;          ///< K tiles of 64, rounded up
   StreamKPlan plan;         ///< step 10's plan for those tiles (plan.sk_tiles == 0: no split)
-  int longest = 0;          ///< the longest worker's cost in K tiles (its iterations plus the parts it moves)
+  int longest = 0;          ///< the longest worker's cost in K tiles: its iterations plus part_price per part moved
   int rounds = 0;           ///< rounds of whole tiles without a split: ceil(tiles / workers)
   int idle_permille = 0;    ///< the workers' idle share while the longest one runs, in thousandths
   int64_t predicted = 0;    ///< longest * m * n * 1000 / rate_permille: the time, in units common to the options
 };
 
-/// The forecast of tile `t` for an M x N x K problem (any sizes >= 1) on `workers` pairs with the split's `knobs`.
+/// The forecast of tile `t` for an M x N x K problem (any sizes >= 1) on `workers` pairs with the split's `knobs`,
+/// a part moved priced at `part_price` K tiles.
 HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, int K, int workers,
-                                           const StreamKKnobs& knobs) {
+                                           const StreamKKnobs& knobs, int part_price = kTilePartPrice) {
   TileForecast f;
   f.tiles = ceil_div(M, t.m) * ceil_div(N, t.n);
   f.k_tiles = ceil_div(K, 64);
   f.plan = plan_stream_k(f.tiles, f.k_tiles, workers, knobs);
-  f.longest = f.plan.max_cost(knobs.part_cost);
+  f.longest = f.plan.max_cost(part_price);
   f.rounds = ceil_div(f.tiles, workers);
   const int64_t busy = int64_t(f.tiles) * f.k_tiles;         // K tiles of work, over all workers
   const int64_t span = int64_t(workers) * f.longest;         // what the workers could do while the longest runs
@@ -66,11 +78,11 @@ HG_HD constexpr bool smaller_tile_allowed(const TileForecast& f) {
 /// The index in `options` (count of them, largest tile first) of the tile with the smallest predicted time among
 /// the first and those smaller_tile_allowed; the first of equals.
 HG_HD constexpr int choose_tile(const TileOption* options, int count, int M, int N, int K, int workers,
-                                const StreamKKnobs& knobs) {
+                                const StreamKKnobs& knobs, int part_price = kTilePartPrice) {
   int best = 0;
-  int64_t best_time = forecast_tile(options[0], M, N, K, workers, knobs).predicted;
+  int64_t best_time = forecast_tile(options[0], M, N, K, workers, knobs, part_price).predicted;
   for (int i = 1; i < count; ++i) {
-    const TileForecast f = forecast_tile(options[i], M, N, K, workers, knobs);
+    const TileForecast f = forecast_tile(options[i], M, N, K, workers, knobs, part_price);
     if (smaller_tile_allowed(f) && f.predicted < best_time) best = i, best_time = f.predicted;
   }
   return best;

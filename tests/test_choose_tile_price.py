@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""CPU test of tools/choose_tile_price.py, which chooses step 11's part price from the sweep with every tile forced.
+
+    python3 tests/test_choose_tile_price.py FACTS   (CTest: tile_price/chooser; FACTS: the built hg_step_facts)
+
+Which tile each price takes comes from hg_step_facts tile_price_grid itself (the kernel's choose_tile and menu), so
+the right answers are known. A synthetic sweep.csv (sweep_summary's columns, three runs' medians, burst and
+sustained) forces every Hopper tile at one shape, 512 x 1600 x 1600, where the price of 2 takes 256 x 128 (all its
+tiles split) and the prices 5 to 7 take 128 x 128 whole. With 128 x 128 planted fastest beyond the spread, 2 loses
+and 5, 6 and 7 tie: the middle one, 6, is chosen; with 256 x 128 within the spread of it, no price loses. At the
+other shapes no tile was forced, and the price of 2 departs there from the others' choice: not eligible. Also: a
+sweep.csv without forced rows, and fewer than three runs, are refused; and by default the chooser reads the
+committed sweep (docs/results/sweep_tiles/sweep.csv) and makes of it the committed docs/results/tile_price.csv,
+byte for byte. Python standard library only.
+"""
+import contextlib
+import csv
+import io
+import pathlib
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import choose_tile_price  # noqa: E402  (found through the path set just above)
+import sweep_summary  # noqa: E402
+
+FACTS = None  # set from the command line
+SHAPE = (512, 1600, 1600)
+TILES = ["256x256", "256x192", "256x128", "128x256", "128x128"]
+# % of cuBLAS: (median, min, max) over three runs, per forced tile.
+FAST_SHORT = {"256x256": (41.0, 40.5, 41.5), "256x192": (50.0, 49.5, 50.5), "256x128": (55.0, 54.5, 55.5),
+              "128x256": (53.0, 52.5, 53.5), "128x128": (69.0, 68.5, 69.5)}
+
+
+def sweep_rows(pcts, runs=3, forced=True):
+    rows = []
+    for method in ("burst", "sustained"):
+        steps = [choose_tile_price.STEP] + ([choose_tile_price.STEP + "+" + t for t in TILES] if forced else [])
+        for step in steps:
+            row = {c: "" for c in sweep_summary.SHAPE_COLUMNS}
+            med, lo, hi = pcts.get(step.split("+")[1], (60.0, 59.5, 60.5)) if "+" in step else (60.0, 59.5, 60.5)
+            row.update(model="M1", layer="L", m=SHAPE[0], n=SHAPE[1], k=SHAPE[2], method=method, step=step,
+                       runs=runs, source="cfg", pct_cublas_median=med, pct_cublas_min=lo, pct_cublas_max=hi)
+            rows.append(row)
+    return rows
+
+
+class ChooseTilePrice(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self._tmp.name)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def choose(self, rows, prices="2,5,6,7"):
+        sweep = self.dir / "sweep.csv"
+        sweep_summary.write_csv(sweep, rows, sweep_summary.SHAPE_COLUMNS)
+        out = self.dir / "tile_price.csv"
+        with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as se:
+            rc = choose_tile_price.main(["--facts", FACTS, "--sweep", str(sweep), "--out", str(out),
+                                         "--prices", prices])
+        table = {int(r["price"]): r for r in csv.DictReader(io.StringIO(out.read_text()))} if rc == 0 else {}
+        return rc, so.getvalue(), se.getvalue(), table
+
+    def test_the_grid_takes_the_tiles_this_test_assumes(self):
+        grid = choose_tile_price.grid_rows(FACTS, "2,5,6,7")
+        self.assertEqual(grid[SHAPE], {2: "256x128", 5: "128x128", 6: "128x128", 7: "128x128"})
+
+    def test_a_planted_loss_picks_the_middle_of_the_prices_that_avoid_it(self):
+        rc, out, err, table = self.choose(sweep_rows(FAST_SHORT))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([p for p, r in table.items() if r["chosen"] == "1"], [6])
+        self.assertIn("chosen: part price 6", out)
+        for p in (5, 6, 7):
+            self.assertEqual(table[p]["worst_loss_pct"], "0.0")
+            self.assertEqual(table[p]["unmeasured_changes"], "0")
+        # 2 takes 256 x 128: 14 points behind 128 x 128 in both methods; and it departs at unmeasured shapes.
+        self.assertEqual(table[2]["worst_loss_pct"], "14.0")
+        self.assertEqual(table[2]["shapes_lost"], "2")
+        self.assertGreater(int(table[2]["unmeasured_changes"]), 0)
+
+    def test_a_difference_within_the_spread_is_no_loss(self):
+        close = dict(FAST_SHORT, **{"256x128": (68.0, 66.0, 70.0)})
+        rc, _, err, table = self.choose(sweep_rows(close), prices="2,6")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(table[2]["worst_loss_pct"], "0.0")
+        self.assertEqual(table[2]["shapes_lost"], "0")
+
+    def test_without_forced_rows_it_is_refused(self):
+        rc, _, err, _ = self.choose(sweep_rows(FAST_SHORT, forced=False))
+        self.assertEqual(rc, 2)
+        self.assertIn("no rows of step11_fitted_tile+MxN: give --sweep the sweep.csv of runs of hgemm_bench --sweep "
+                      "with --steps step11_fitted_tile --tiles", err)
+
+    def test_fewer_than_three_runs_are_refused(self):
+        rc, _, err, _ = self.choose(sweep_rows(FAST_SHORT, runs=2))
+        self.assertEqual(rc, 2)
+        self.assertIn("2 run(s) of step11_fitted_tile+", err)
+
+    def test_by_default_the_committed_sweep_gives_the_committed_choice(self):
+        out = self.dir / "tile_price.csv"
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            rc = choose_tile_price.main(["--facts", FACTS, "--out", str(out)])
+        self.assertEqual(rc, 0, err.getvalue())
+        self.assertEqual(out.read_text(), (ROOT / "docs" / "results" / "tile_price.csv").read_text(),
+                         "docs/results/tile_price.csv is not what tools/choose_tile_price.py makes of the sweep with "
+                         "every tile forced: run it again (docs/lab_step11_fitted_tile.md says how)")
+        chosen = [r for r in csv.DictReader(io.StringIO(out.read_text())) if r["chosen"] == "1"]
+        header = (ROOT / "common" / "kernel" / "tile_choice.hpp").read_text()
+        self.assertIn(f"constexpr int kTilePartPrice = {chosen[0]['price']};", header,
+                      "hg::kTilePartPrice is not the price docs/results/tile_price.csv chose")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: test_choose_tile_price.py FACTS (the built hg_step_facts binary)")
+    FACTS = sys.argv.pop(1)
+    unittest.main()
