@@ -227,8 +227,8 @@ def profile(src, region, page):
     return plot_results.profile_table(*src.profile, step)
 
 
-SWEEP_USAGE = ("<!-- sweep:begin steps -->, <!-- sweep:begin shapes KERNEL --> or <!-- sweep:begin knobs -->, "
-               "each with an optional dir=SUB last")
+SWEEP_USAGE = ("<!-- sweep:begin steps -->, <!-- sweep:begin shapes KERNEL -->, <!-- sweep:begin knobs -->, "
+               "<!-- sweep:begin tiles --> or <!-- sweep:begin price -->, each with an optional dir=SUB last")
 SWEEP_DIR_RE = re.compile(r"dir=(?P<sub>.*)")
 SUB_RE = re.compile(r"[A-Za-z0-9_-]+")  # one folder right below the results directory
 
@@ -248,9 +248,9 @@ def sweep(src, region, page):
                             f"it (tools/sweep_summary.py RUN.csv... --out docs/results/{sub}) or fix the name")
     table, *rest = args or [""]
     try:
-        if table in ("steps", "knobs") and not rest:
-            return sweep_tables.steps_table(src.results_dir, sub) if table == "steps" else \
-                sweep_tables.knobs_table(src.results_dir, sub)
+        if table in ("steps", "knobs", "tiles", "price") and not rest:
+            return {"steps": sweep_tables.steps_table, "knobs": sweep_tables.knobs_table,
+                    "tiles": sweep_tables.tiles_table, "price": sweep_tables.price_table}[table](src.results_dir, sub)
         if table == "shapes" and len(rest) == 1:
             return sweep_tables.shapes_table(src.results_dir, rest[0], sub)
     except sweep_tables.TableError as e:
