@@ -29,11 +29,8 @@ input (no forced-split rows, a shape the plan covers without both times, fewer t
 failing), each said in one line. Python standard library only.
 """
 import argparse
-import csv
-import io
 import pathlib
 import statistics
-import subprocess
 import sys
 
 import registry
@@ -52,13 +49,7 @@ def plan_rows(args):
     for flag in ("min_share", "rounds", "full_split_max", "min_saving", "part_cost", "pair_tile"):
         if getattr(args, flag) is not None:
             cmd += ["--" + flag.replace("_", "-"), getattr(args, flag)]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        raise InputError(f"cannot run sk_plan '{args.sk_plan}': {e} (build it: ninja -C build sk_plan)")
-    if done.returncode != 0:
-        raise InputError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
-    return [{c: int(v) for c, v in r.items()} for r in csv.DictReader(io.StringIO(done.stdout))]
+    return [{c: int(v) for c, v in r.items()} for r in sweep_summary.tool_rows(cmd, "sk_plan")]
 
 
 def changes(combined, shapes, methods):

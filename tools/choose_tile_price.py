@@ -24,11 +24,8 @@ written, 2 bad input (no forced rows, a forced tile without a time, fewer than t
 no eligible price), each said in one line. Python standard library only.
 """
 import argparse
-import csv
-import io
 import pathlib
 import statistics
-import subprocess
 import sys
 
 import registry
@@ -43,15 +40,8 @@ DEFAULT_PRICES = "0,1,2,3,4,5,6,7,8,9,10,12,16"
 
 def grid_rows(facts, prices):
     """hg_step_facts tile_price_grid's rows: {(m, n, k): {price: tile}}, shapes in its order."""
-    cmd = [facts, "tile_price_grid", prices]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        raise InputError(f"cannot run hg_step_facts '{facts}': {e} (build it: ninja -C build hg_step_facts)")
-    if done.returncode != 0:
-        raise InputError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
     out = {}
-    for r in csv.DictReader(io.StringIO(done.stdout)):
+    for r in sweep_summary.tool_rows([facts, "tile_price_grid", prices], "hg_step_facts"):
         out.setdefault((int(r["m"]), int(r["n"]), int(r["k"])), {})[int(r["price"])] = r["tile"]
     return out
 

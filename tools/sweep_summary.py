@@ -33,8 +33,10 @@ line. Python standard library only.
 """
 import argparse
 import csv
+import io
 import pathlib
 import statistics
+import subprocess
 import sys
 
 import registry
@@ -196,6 +198,19 @@ SHAPE_COLUMNS = ["model", "layer", "m", "n", "k", "method", "step", "runs", "pct
                  "pct_cublas_max", "tflops_median", "previous", "vs_previous", "note", "source"]
 STEP_COLUMNS = ["step", "method", "runs", "shapes", "pct_cublas_median", "pct_cublas_worst", "worst_shape",
                 "previous", "wins", "losses", "ties", "claims"]
+
+
+def tool_rows(cmd, target):
+    """The CSV rows (dicts) that the project's binary cmd[0], built as ninja target `target`, prints for cmd: what
+    tools/choose_sk_knobs.py asks sk_plan and tools/choose_tile_price.py asks hg_step_facts. InputError when it
+    cannot run or fails."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise InputError(f"cannot run {target} '{cmd[0]}': {e} (build it: ninja -C build {target})")
+    if done.returncode != 0:
+        raise InputError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    return list(csv.DictReader(io.StringIO(done.stdout)))
 
 
 def read_combined(path):
