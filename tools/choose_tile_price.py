@@ -14,9 +14,8 @@ At each shape and method with every tile forced, a candidate's LOSS is the faste
 that of the tile the candidate takes, 0 where the two are within the spread (sweep_summary's verdict: the difference
 of the medians not beyond the larger of the two ranges over the runs). A candidate whose choice differs from most
 candidates' at a shape where no tile was forced (its cost there is unknown) is not eligible. The choice among the
-eligible: (a) the smallest worst loss, then (b) the smallest mean loss; prices that tie on both make the same
-choices wherever it was measured, and of such a run of prices the middle one is taken (the lower of two middles), so
-that the price sits away from the edges where the choices change.
+eligible: (a) the smallest worst loss, then (b) the smallest mean loss; of the prices that tie on both the middle
+one is taken (the lower of two middles), so that the price sits away from the edges where the scores change.
 
 Writes --out (one row per price: price, worst_loss_pct, mean_loss_pct, shapes_lost (shape and method pairs with a
 loss), pairs, unmeasured_changes, chosen 1 for the choice) and prints the table and the choice. Exit codes: 0

@@ -32,8 +32,9 @@ struct TileOption {
 /// each tiling is still step 10's (knobs.part_cost, 2 by default, decides whether it splits); only the comparison
 /// prices its parts higher. Chosen by tools/choose_tile_price.py on the H200's sweep with every tile forced
 /// (docs/results/sweep_tiles): at the shapes with fewer than 4.5 rounds of the largest tile, prices 5 to 7 give the
-/// same choices and the smallest worst loss against the fastest tile; this is the middle one. At price 2 the
-/// heuristic took a split where a whole tiling of another tile ran faster at seven of them. Which cost the higher
+/// same choices and the smallest worst loss against the fastest tile; this is the middle one. Against price 2 it
+/// changes the choice at seven of them, each to a tile that ran faster beyond the runs' spread under both timing
+/// methods (the losses it leaves are the model's and the rule's: smaller_tile_allowed). Which cost the higher
 /// price stands for (the owner's wait, the parts' traffic, tiles that no longer share rows of A or B in L2) is not
 /// isolated.
 constexpr int kTilePartPrice = 6;

@@ -120,8 +120,8 @@ bool draw_step11_tile_choice(Svg& svg) {
   svg.rect(520, ly - 11, 28, 14, "url(#tc_idle)", kGrey, 0.8);
   svg.text(554, ly, "the pairs' idle share while the longest worker runs", 11);
   svg.text(16, ly + 22,
-           "A bar: the longest worker's K tiles (parts included, part_cost " + str(knobs.part_cost) +
-               ") times a K tile's work over the tile's rate. Rounds: of whole tiles, without a split. Split: "
+           "A bar: the longest worker's K tiles (each part it moves at " + str(hg::kTilePartPrice) +
+               " K tiles) times a K tile's work over the tile's rate. Rounds: of whole tiles, without a split. Split: "
                "the tiles step 10's plan over that tiling shares by K.",
            11, "start", "", kGrey);
   svg.size(cols[4] + 60, ly + 38);
