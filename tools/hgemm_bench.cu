@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "common/harness/bench.hpp"
+#include "common/kernel/tile_choice.hpp"  // kTilePartPrice, which the run records
 // The steps, from the registry (steps.json): each step's kernels are compiled once, into the spec this
 // binary links (CMakeLists.txt generates steps.hpp and the specs).
 #include "steps.hpp"
@@ -184,6 +185,7 @@ int run(const hg::BenchOptions& args) {
        << ", \"full_split_max_pct\": " << args.stream_k.full_split_max_pct << "}"
        << ",\n  \"sk_forced\": " << (args.sk_forced ? "true" : "false")
        << ",\n  \"tiles_forced\": [" << tile_list << "]"
+       << ",\n  \"tile_part_price\": " << hg::kTilePartPrice  // step 11's heuristic (common/kernel/tile_choice.hpp)
        << ",\n  \"steps\": [" << step_list << "]"
        << (sweep ? ",\n  \"sweep\": \"" + json_escape(args.sweep_file) + "\"" : std::string())
        << ",\n  \"csv\": \"" << run_name << ".csv\"\n}\n";

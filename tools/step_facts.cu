@@ -132,8 +132,9 @@ std::string tile_choice_table() {
   for (int i = 0; i < kStep11MenuSize; ++i)
     out << (i ? ", " : "") << tile_text(k11::kTiles[i]) << ": " << k11::kTiles[i].rate_permille;
   out << " thousandths of the first tile's speed per K tile). Rounds: of whole tiles, without a split. Longest "
-         "worker: its K tiles plus " << hg::kTilePartPrice << " K tiles per part it moves (`hg::kTilePartPrice`). Idle: the "
-         "pairs' share of that time without work. "
+         "worker: its K tiles plus "
+      << hg::kTilePartPrice
+      << " K tiles per part it moves (`hg::kTilePartPrice`). Idle: the pairs' share of that time without work. "
          "Predicted: the tile's time over the chosen one's. A smaller tile whose plan splits some tiles but not all "
          "is no candidate (`hg::smaller_tile_allowed`).\n\n"
       << "| shape | pair tile | pair tiles | rounds | split | longest worker (K tiles) | idle | predicted | chosen |\n"

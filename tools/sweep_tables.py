@@ -4,8 +4,8 @@ From a results directory DIR (docs/results), or one sweep's folder below it (SUB
 sweep_forced, the runs with the split forced that chose the knobs): sweep_steps.csv and sweep.csv
 (tools/sweep_summary.py over the runs of `hgemm_bench --sweep`), the runs' own sweep_runs/*.json (hgemm_bench's
 sweep_run.json of each run: what the captions say about the GPU, the timing and the stream-K knobs), and
-sk_knobs.csv (tools/choose_sk_knobs.py) and tile_price.csv (tools/choose_tile_price.py). This module only reads and renders; a missing or malformed file raises
-TableError, whose message says which file and what makes it. Python standard library only.
+sk_knobs.csv (tools/choose_sk_knobs.py) and tile_price.csv (tools/choose_tile_price.py). This module only reads
+and renders; a missing or malformed file raises TableError, whose message says which file and what makes it. Python standard library only.
 """
 import csv
 import json

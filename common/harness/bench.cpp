@@ -138,7 +138,8 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
       indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" + indent +
       "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
       indent + "[--sk-part-cost N]\n" +
-      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced] [--tiles MxN,...]\n" : std::string()) +
+      (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced] [--tiles MxN,...]\n"
+             : std::string()) +
       "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"
       "methods: burst (no settle launches) and sustained (each turn starts with about T ms of untimed\n"
       "launches of that kernel, so that a power-capped GPU times it at the clock it can hold).\n"
