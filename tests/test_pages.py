@@ -383,7 +383,10 @@ class PagesTest(unittest.TestCase):
         self.assertEqual((rc, "docs/page.md:3: a sweep region needs the runs' metadata" in err), (2, True), err)
         self.write_sweep()
         usage, unknown = "a sweep region is", "has no rows of step99_none"
-        for args, want in (("", usage), (" shapes", usage), (" steps extra", usage), (" shapes step99_none", unknown)):
+        for args, want in (("", usage), (" shapes", usage), (" steps extra", usage), (" shapes step99_none", unknown),
+                           (" tiles", "has no rows of step11_fitted_tile+MxN: a tiles region needs a sweep with --tiles"),
+                           (" price", "tile_price.csv, which does not exist: run tools/choose_tile_price.py"),
+                           (" price extra", usage)):
             page.write_text(f"<!-- sweep:begin{args} -->\n<!-- sweep:end -->\n")
             rc, _, err = self.run_pages("--check")
             self.assertEqual((rc, "docs/page.md:1: " in err, want in err), (2, True, True), err)
