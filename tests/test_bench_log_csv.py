@@ -14,8 +14,9 @@ import csv
 import io
 import pathlib
 import sys
-import tempfile
 import unittest
+
+from tempdir_test import TempDirTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -32,14 +33,7 @@ def line(step="step9_multi_consumer", ms="0.3000", p10="0.2900", pct="66.7", tfl
     return LINE.format(step=step, ms=ms, p10=p10, pct=pct, tflops=tflops, verdict=verdict, knobs=knobs)
 
 
-class BenchLogCsvTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self.tmp.name)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class BenchLogCsvTest(TempDirTest):
     def convert(self, *logs):
         """(exit code, stderr, rows of the CSV) for logs given as texts."""
         paths = []

@@ -20,8 +20,9 @@ import io
 import pathlib
 import subprocess
 import sys
-import tempfile
 import unittest
+
+from tempdir_test import TempDirTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -61,14 +62,7 @@ def sweep_rows(pcts=PCTS, runs=3, steps=(S9, SPLIT)):
     return rows
 
 
-class ChooseSkKnobsTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self.tmp.name)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class ChooseSkKnobsTest(TempDirTest):
     def choose(self, rows):
         """(exit code, stdout, stderr, sk_knobs.csv rows keyed by (min_saving, part_cost))."""
         sweep = self.dir / "sweep.csv"

@@ -18,8 +18,9 @@ import csv
 import io
 import pathlib
 import sys
-import tempfile
 import unittest
+
+from tempdir_test import TempDirTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -47,14 +48,7 @@ def sweep_rows(pcts, runs=3, forced=True):
     return rows
 
 
-class ChooseTilePrice(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self._tmp.name)
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
+class ChooseTilePrice(TempDirTest):
     def choose(self, rows, prices="2,5,6,7"):
         sweep = self.dir / "sweep.csv"
         sweep_summary.write_csv(sweep, rows, sweep_summary.SHAPE_COLUMNS)

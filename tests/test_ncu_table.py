@@ -13,8 +13,9 @@ import csv
 import io
 import pathlib
 import sys
-import tempfile
 import unittest
+
+from tempdir_test import TempDirTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -45,14 +46,7 @@ def run(args):
     return rc, err.getvalue()
 
 
-class NcuTable(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self.tmp.name)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class NcuTable(TempDirTest):
     def test_each_launch_a_row(self):
         raw(self.dir / "a.csv", [("nvjet_sm90_hsh_64x128_TNN (8, 14, 1)x(384, 1, 1)", 8.5),
                                  ("void step11::hgemm_kernel<128, 4, 0, 1>(CUtensorMap_st, int)", 17.25)])

@@ -29,7 +29,6 @@ input (no forced-split rows, a shape the plan covers without both times, fewer t
 failing), each said in one line. Python standard library only.
 """
 import argparse
-import pathlib
 import statistics
 import sys
 
@@ -121,9 +120,7 @@ def main(argv=None):
     except (InputError, OSError, ValueError) as e:
         sys.stderr.write(f"choose_sk_knobs: {e}\n")
         return 2
-    out = pathlib.Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    sweep_summary.write_csv(out, rows, COLUMNS)
+    sweep_summary.write_csv(args.out, rows, COLUMNS)
     print("%10s %9s %10s %11s %9s %12s" % ("min_saving", "part_cost", "worst_loss%", "median_gain%", "mean_gain%",
                                            "shapes_split"))
     for r in rows:
@@ -133,7 +130,7 @@ def main(argv=None):
     c = next(r for r in rows if r["chosen"])
     print(f"chosen: --sk-min-saving {c['min_saving']} --sk-part-cost {c['part_cost']} (worst loss "
           f"{c['worst_loss_pct']:.1f}%, median gain {c['median_gain_pct']:.1f}%, mean gain {c['mean_gain_pct']:.1f}%, "
-          f"{c['shapes_split']} of {c['shapes']} shapes split); wrote {out}")
+          f"{c['shapes_split']} of {c['shapes']} shapes split); wrote {args.out}")
     return 0
 
 

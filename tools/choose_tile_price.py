@@ -23,7 +23,6 @@ written, 2 bad input (no forced rows, a forced tile without a time, fewer than t
 no eligible price), each said in one line. Python standard library only.
 """
 import argparse
-import pathlib
 import statistics
 import sys
 
@@ -118,9 +117,7 @@ def main(argv=None):
     except (InputError, OSError, ValueError) as e:
         sys.stderr.write(f"choose_tile_price: {e}\n")
         return 2
-    out = pathlib.Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    sweep_summary.write_csv(out, rows, COLUMNS)
+    sweep_summary.write_csv(args.out, rows, COLUMNS)
     print("%5s %11s %10s %11s %10s" % ("price", "worst_loss%", "mean_loss%", "lost", "unmeasured"))
     for r in rows:
         print("%5d %11.1f %10.2f %5d of %-3d %10d%s" % (
@@ -128,7 +125,7 @@ def main(argv=None):
             r["unmeasured_changes"], "  <- chosen" if r["chosen"] else ""))
     c = next(r for r in rows if r["chosen"])
     print(f"chosen: part price {c['price']} (worst loss {c['worst_loss_pct']:.1f} points, mean loss "
-          f"{c['mean_loss_pct']:.2f}, {c['shapes_lost']} of {c['pairs']} shape and method pairs lost); wrote {out}")
+          f"{c['mean_loss_pct']:.2f}, {c['shapes_lost']} of {c['pairs']} shape and method pairs lost); wrote {args.out}")
     return 0
 
 

@@ -187,6 +187,8 @@ def step_summary(rows):
 
 
 def write_csv(path, rows, columns):
+    """rows (dicts) as CSV with `columns`, floats to one decimal; creates the file's folder if it is missing."""
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         w.writeheader()
