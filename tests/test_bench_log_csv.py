@@ -82,6 +82,16 @@ class BenchLogCsvTest(TempDirTest):
                          [("256x128", "median"), ("128x128", "median")])
         self.assertEqual([r["tile"] for r in rows[:4]], ["256x128"] * 4)
 
+    def test_knobs_and_depths_are_kept_apart(self):
+        # One tile split and whole (another sk_min_share), and at two pipeline depths: four kernels, not repetitions.
+        s11, whole = "step11_fitted_tile", " sk_min_share=100000"
+        text = "".join(line(step=s11, ms=ms, knobs=f" tile=256x256{k}").replace("pipe_depth=4", f"pipe_depth={d}")
+                       for ms in ("0.3", "0.4", "0.5") for k in ("", whole) for d in (4, 2))
+        rc, err, rows = self.convert(text)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([(r["stream_k"], r["pipe_depth"]) for r in rows if r["kind"] == "median"],
+                         [("", "4"), ("", "2"), ("min_share=100000", "4"), ("min_share=100000", "2")])
+
     def test_bad_input_is_refused(self):
         three = line() * 3
         for logs, want in (((three + line(verdict="FAIL"),), "log0.log:4: the kernel or cuBLAS did not verify"),

@@ -4,12 +4,14 @@
     python3 -m unittest tests/test_ncu_table.py        (CTest: ncu/table)
 
 Synthetic raw exports in a temporary directory: the metrics of each launch land in their columns, our kernel keeps
-its template arguments and cuBLAS's name is cut at its first '(', and a missing metric, a unit other than the
-expected one, a file without ncu's header and an argument without its label are refused (exit 2) in one line.
+its template arguments and cuBLAS's name is cut at its first '(', a quantity in another unit of its kind (ms, Gbyte,
+sectors) is converted, a gzipped export is read, and a missing metric, a unit of another kind, a file without ncu's header and an argument
+without its label are refused (exit 2) in one line.
 Python standard library only.
 """
 import contextlib
 import csv
+import gzip
 import io
 import pathlib
 import sys
@@ -24,7 +26,10 @@ import ncu_table  # noqa: E402  (found through the path set just above)
 UNITS = {"gpu__time_duration.sum": "us", "dram__bytes_read.sum": "Mbyte", "launch__grid_size": "",
          "sm__cycles_active.avg": "cycle", "lts__t_sector_hit_rate.pct": "%",
          "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed": "%",
-         "sm__pipe_tensor_cycles_active.min.pct_of_peak_sustained_elapsed": "%"}
+         "sm__pipe_tensor_cycles_active.min.pct_of_peak_sustained_elapsed": "%",
+         "dram__bytes_write.sum": "Mbyte", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum": "Mbyte",
+         "lts__t_sectors_srcunit_tex_op_read.sum": "sector", "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum": "sector",
+         "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "inst"}
 
 
 def raw(path, kernels, units=None, drop=None):
@@ -59,14 +64,40 @@ class NcuTable(TempDirTest):
         self.assertEqual((rows[1]["profile"], rows[1]["launch"], rows[1]["duration_us"], rows[1]["grid"]),
                          ("s11", "2", "17.25", "17"))
         self.assertEqual(rows[0]["sm_active_cycles"], "1234")  # ncu's thousands separators read
+        self.assertEqual(rows[1]["l2_read_mb"], "0.00")  # 17.25 sectors of 32 bytes: 552 bytes
+
+    def test_gzipped_export_read(self):
+        raw(self.dir / "a.csv", [("void step11::hgemm_kernel<64, 128, 4, 0, 1>(CUtensorMap_st, int)", 3.5)])
+        with open(self.dir / "a.csv", "rb") as f, gzip.open(self.dir / "a.csv.gz", "wb") as g:
+            g.write(f.read())
+        (self.dir / "bad.csv.gz").write_text("not gzip")
+        rc, err = run(["z=" + str(self.dir / "a.csv.gz"), "--out", str(self.dir / "t.csv")])
+        self.assertEqual(rc, 0, err)
+        with open(self.dir / "t.csv", newline="") as f:
+            self.assertEqual(next(csv.DictReader(f))["duration_us"], "3.50")
+        rc, err = run(["z=" + str(self.dir / "bad.csv.gz"), "--out", str(self.dir / "t.csv")])
+        self.assertEqual((rc, "not a raw CSV export" in err), (2, True), err)
+
+    def test_units_converted(self):
+        raw(self.dir / "a.csv", [("k", 2.5)], units={"gpu__time_duration.sum": "ms", "dram__bytes_read.sum": "Gbyte",
+                                                     "lts__t_sectors_srcunit_tex_op_read.sum": "sector"})
+        rc, err = run(["x=" + str(self.dir / "a.csv"), "--out", str(self.dir / "t.csv")])
+        self.assertEqual(rc, 0, err)
+        with open(self.dir / "t.csv", newline="") as f:
+            row = next(csv.DictReader(f))
+        self.assertEqual((row["duration_us"], row["dram_read_mb"], row["dram_write_mb"]), ("2500.00", "2500.00", "2.50"))
+        raw(self.dir / "s.csv", [("k", 1e6)], units={"lts__t_sectors_srcunit_tex_op_read.sum": "sector"})
+        rc, err = run(["x=" + str(self.dir / "s.csv"), "--out", str(self.dir / "t.csv")])
+        with open(self.dir / "t.csv", newline="") as f:
+            self.assertEqual(next(csv.DictReader(f))["l2_read_mb"], "32.00")  # a million sectors of 32 bytes
 
     def test_bad_input_is_refused(self):
         raw(self.dir / "m.csv", [("k", 1)], drop="dram__bytes_read.sum")
-        raw(self.dir / "u.csv", [("k", 1)], units={"gpu__time_duration.sum": "ms"})
+        raw(self.dir / "u.csv", [("k", 1)], units={"gpu__time_duration.sum": "cycle"})
         (self.dir / "n.csv").write_text("a,b\n1,2\n")
         out = str(self.dir / "t.csv")
         for args, said in [(["x=" + str(self.dir / "m.csv")], "no metric dram__bytes_read.sum"),
-                           (["x=" + str(self.dir / "u.csv")], "is in 'ms', expected 'us'"),
+                           (["x=" + str(self.dir / "u.csv")], "is in 'cycle', expected one of ns, us"),
                            (["x=" + str(self.dir / "n.csv")], "no 'Kernel Name' header"),
                            ([str(self.dir / "m.csv")], "give LABEL=RAW.csv")]:
             rc, err = run(args + ["--out", out])

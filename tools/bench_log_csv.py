@@ -8,15 +8,17 @@ LOG: what `./build/STEP --m M --n N --k K --bench --settle-ms 0|50` printed, any
 (the order they ran in). A summary line is one that holds median_ms=; every other line is passed over. Each must
 say PASS (the kernel verified) and cublas_check=PASS, and hold M, N, K, method, median_ms, p10_ms, p90_ms, tflops,
 cublas_median_ms and pct_cublas (the kernel's and cuBLAS's medians from one process's interleaved rounds, and
-100 * cuBLAS's median / the kernel's). The n-th line of one (shape, method, step, tile) is its repetition n.
+100 * cuBLAS's median / the kernel's). The n-th line of one kernel (shape, method, step, tile, stream-K knobs,
+pipeline depth) is its repetition n: a line with other knobs or another depth is another kernel.
 
-Writes FILE.csv, one row per line (kind=run, rep=n) and per (shape, method, step, tile) one more (kind=median, rep
-empty): each column's own median over the repetitions, so a median row may take its p10_ms from another
+Writes FILE.csv, one row per line (kind=run, rep=n) and per kernel one more (kind=median, rep empty): each
+column's own median over the repetitions, so a median row may take its p10_ms from another
 repetition than its median_ms. Columns: m, n, k, method, step, tile (the line's tile=, step 11's; empty for a step
 without a menu), kind, rep, median_ms, p10_ms, p90_ms, tflops,
-cublas_median_ms, pct_cublas, stream_k (the line's sk_* knobs, empty for a step without them), gpu, source
-(--source: when, where and how the logs were made; the CSV keeps no other record of it). Every (shape, method,
-step) needs the same odd number of repetitions, at least three, so that a median is a measured value and a
+cublas_median_ms, pct_cublas, stream_k (the line's sk_* knobs, empty for a step without them), pipe_depth (the
+line's pipe_depth=, empty where it has none), gpu, source
+(--source: when, where and how the logs were made; the CSV keeps no other record of it). Every kernel needs the
+same odd number of repetitions, at least three, so that a median is a measured value and a
 comparison does not rest on one process. Exit codes: 0 written, 2 bad input (each said in one line naming the
 file and line). Python standard library only.
 """
@@ -29,8 +31,8 @@ import sys
 FIELD_RE = re.compile(r'(\w+)=("[^"]*"|\S+)')
 NEEDED = ["M", "N", "K", "method", "median_ms", "p10_ms", "p90_ms", "tflops", "cublas_median_ms", "pct_cublas"]
 VALUES = ["median_ms", "p10_ms", "p90_ms", "tflops", "cublas_median_ms", "pct_cublas"]  # each row's numbers
-KEY = ["m", "n", "k", "method", "step", "tile"]  # what one repetition is a repetition of
-COLUMNS = KEY + ["kind", "rep"] + VALUES + ["stream_k", "gpu", "source"]
+KEY = ["m", "n", "k", "method", "step", "tile", "stream_k", "pipe_depth"]  # what one repetition is a repetition of
+COLUMNS = KEY[:6] + ["kind", "rep"] + VALUES + KEY[6:] + ["gpu", "source"]
 MIN_REPS = 3
 
 
@@ -55,11 +57,11 @@ def read_line(text, where):
             raise InputError(f"{where}: {k}={fields[k]} is not a number") from None
     knobs = " ".join(f"{k[3:]}={v}" for k, v in fields.items() if k.startswith("sk_"))
     return {"m": fields["M"], "n": fields["N"], "k": fields["K"], "method": fields["method"], "step": words[0],
-            "tile": fields.get("tile", ""), **{k: fields[k] for k in VALUES}, "stream_k": knobs, "gpu": fields.get("gpu", "")}
+            "tile": fields.get("tile", ""), **{k: fields[k] for k in VALUES}, "stream_k": knobs, "pipe_depth": fields.get("pipe_depth", ""), "gpu": fields.get("gpu", "")}
 
 
 def read_logs(paths):
-    """{(m, n, k, method, step, tile): [row, ...]} in the order the lines ran."""
+    """{(m, n, k, method, step, tile, stream_k, pipe_depth): [row, ...]} in the order the lines ran."""
     runs = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -80,13 +82,13 @@ def median_text(texts):
 
 
 def rows_of(runs, source):
-    """The rows of the CSV: each repetition, then the median, per (shape, method, step, tile) in the order first
-    seen."""
+    """The rows of the CSV: each repetition, then the median, per kernel in the order first seen."""
     counts = {len(reps) for reps in runs.values()}
     if len(counts) != 1:
         seen = ", ".join(f"{'x'.join(key[:3])} {key[3]} {' '.join(key[4:]).strip()}: {len(reps)}"
                          for key, reps in runs.items())
-        raise InputError(f"every (shape, method, step, tile) needs the same number of repetitions, got {seen}")
+        raise InputError("every kernel (shape, method, step, tile, knobs, depth) needs the same number of "
+                         f"repetitions, got {seen}")
     reps = counts.pop()
     if reps < MIN_REPS or reps % 2 == 0:
         raise InputError(f"{reps} repetition(s) of each: give an odd number, at least {MIN_REPS}, so that the median "

@@ -3,20 +3,29 @@
 
     tools/ncu_table.py LABEL=RAW.csv... --out docs/results/step11_profile.csv
 
-RAW.csv: `ncu -i REPORT.ncu-rep --page raw --csv` of one report (docs/lab_step11_fitted_tile.md says which
-reports: `ncu --set full --clock-control none`, launches of a step's kernel and cuBLAS's in a `--bench` run).
+RAW.csv: `ncu -i REPORT.ncu-rep --page raw --csv` of one report, or that file gzipped (RAW.csv.gz, as the raw
+exports are committed). docs/lab_step11_fitted_tile.md says which reports: `ncu --set full --clock-control none`,
+launches of a step's kernel and cuBLAS's in a `--bench` run.
 LABEL names the report in the table's `profile` column (such as s11_512x1600x1600). One row per launch:
 
   profile, launch (1, 2, ... in the report's order), kernel (the name up to its first '(' or '<', with the
   template arguments of our hgemm_kernel kept), grid (CTAs), duration_us, sm_active_cycles (the SMs' average),
   tensor_active_pct (tensor pipe active, % of peak over the elapsed cycles, the SMs' average),
-  tensor_active_min_pct (the least busy SM's), l2_hit_pct, dram_read_mb.
+  tensor_active_min_pct (the least busy SM's), l2_hit_pct, dram_read_mb, dram_write_mb, tma_load_mb (what TMA
+  loads delivered to the SMs, multicast copies counted at each SM), l2_read_mb (what the SMs read from L2: a
+  multicast box once), plain_store_mb (written by ordinary st.global: stream-K's parts and the threads' store of
+  D; TMA's stores are not in it), barrier_stall (warps stalled at bar.sync per instruction issued, ncu's
+  smsp__average_warps_issue_stalled_barrier_per_issue_active).
+
+ncu writes a quantity in the unit that suits its size (us or ms, Mbyte or Gbyte, sectors of 32 bytes); each is
+converted to the column's unit.
 
 Exit codes: 0 written, 2 bad input (a file that is not ncu's raw CSV, a metric missing), said in one line.
 Python standard library only.
 """
 import argparse
 import csv
+import gzip
 import pathlib
 import re
 import sys
@@ -29,8 +38,16 @@ METRICS = {
     "tensor_active_min_pct": "sm__pipe_tensor_cycles_active.min.pct_of_peak_sustained_elapsed",
     "l2_hit_pct": "lts__t_sector_hit_rate.pct",
     "dram_read_mb": "dram__bytes_read.sum",
+    "dram_write_mb": "dram__bytes_write.sum",
+    "tma_load_mb": "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+    "l2_read_mb": "lts__t_sectors_srcunit_tex_op_read.sum",
+    "plain_store_mb": "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum",
+    "barrier_stall": "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
 }
-UNITS = {"duration_us": "us", "dram_read_mb": "Mbyte"}  # what the value must be in, as ncu's unit row says
+# The units a column accepts, each with its factor into the column's unit (a sector is 32 bytes, ncu's L2 unit).
+_MB = {"byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3, "sector": 32e-6}
+UNITS = {"duration_us": {"ns": 1e-3, "us": 1.0, "ms": 1e3, "nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3},
+         "dram_read_mb": _MB, "dram_write_mb": _MB, "tma_load_mb": _MB, "l2_read_mb": _MB, "plain_store_mb": _MB}
 COLUMNS = ["profile", "launch", "kernel"] + list(METRICS)
 
 
@@ -46,8 +63,12 @@ def kernel_name(full):
 
 
 def read_raw(label, path):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    opener = gzip.open if str(path).endswith(".gz") else open
+    try:
+        with opener(path, "rt", newline="") as f:
+            rows = list(csv.reader(f))
+    except (gzip.BadGzipFile, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a raw CSV export ({e})") from None
     head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if head is None or head + 1 >= len(rows):
         raise InputError(f"{path}: no 'Kernel Name' header (is it `ncu -i ... --page raw --csv`?)")
@@ -55,17 +76,19 @@ def read_raw(label, path):
     missing = [m for m in METRICS.values() if m not in names]
     if missing:
         raise InputError(f"{path}: no metric {', '.join(missing)} (profile with --set full)")
-    for col, unit in UNITS.items():
+    scale = {}
+    for col, accepted in UNITS.items():
         got = units[names.index(METRICS[col])]
-        if got != unit:
-            raise InputError(f"{path}: {METRICS[col]} is in '{got}', expected '{unit}'")
+        if got not in accepted:
+            raise InputError(f"{path}: {METRICS[col]} is in '{got}', expected one of {', '.join(accepted)}")
+        scale[col] = accepted[got]
     out = []
     for r in rows[head + 2:]:
         if len(r) != len(names):
             continue
         row = {"profile": label, "launch": len(out) + 1, "kernel": kernel_name(r[names.index("Kernel Name")])}
         for col, metric in METRICS.items():
-            value = float(r[names.index(metric)].replace(",", ""))
+            value = float(r[names.index(metric)].replace(",", "")) * scale.get(col, 1.0)
             row[col] = f"{value:.0f}" if col in ("grid", "sm_active_cycles") else f"{value:.2f}"
         out.append(row)
     if not out:
