@@ -132,6 +132,17 @@ template <int BM, int BN, int PIPE_DEPTH>
 constexpr int kSmemBytesOf = sizeof(Smem<BM, BN, PIPE_DEPTH>) + 1024;  // + slack to align the base to 1024
 template <int PIPE_DEPTH>
 constexpr int kSmemBytes = kSmemBytesOf<128, 256, PIPE_DEPTH>;  // the largest tile's: what a ring depth must fit
+// A short tile's ring holds the bytes of --pipe-depth stages of the largest tile: as many more stages as its smaller
+// stages allow (4 -> 128 x 128: 8; 128 x 256's 40 KiB stages: still 4). Measured on the H200 (the lab notebook's
+// depth runs): the short 128 x 128 waits on its loads, and its time fell with each stage added; 256 x 128 given
+// 6 stages the same way was no faster, and slower at a long K, so the 128-row tiles keep --pipe-depth.
+template <int BM, int BN>
+constexpr int kStageBytes = Tile<BM, BN>::kATileBytes + Tile<BM, BN>::kBTileBytes;
+template <int BM, int BN, int PIPE_DEPTH>
+constexpr int kRingDepth = Tile<BM, BN>::kShort ? PIPE_DEPTH * kStageBytes<128, 256> / kStageBytes<BM, BN> : PIPE_DEPTH;
+static_assert(kRingDepth<128, 192, 4> == 4 && kRingDepth<128, 128, 4> == 4 && kRingDepth<64, 256, 4> == 4 &&
+                  kRingDepth<64, 128, 4> == 8 && kRingDepth<64, 128, 2> == 4,
+              "the stages the comment above names");
 // The workspace (global memory): one slot per worker, a part of one split tile, fp32 in the consumers' register
 // order: slot [worker][rank][consumer][q = 0..31][thread 0..127] of float4, acc[4q..4q+3] of that thread, so a
 // warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part (its first unit:
@@ -140,9 +151,10 @@ constexpr int kSmemBytes = kSmemBytesOf<128, 256, PIPE_DEPTH>;  // the largest t
 // of the owner's CTA of the same rank reads it.
 constexpr int kFlagsPerWorker = 2 * kConsumers;
 
-// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers (--pipe-depth). A stage costs BM * 128
-// bytes of A and BN * 128 bytes of B: 48, 40 or 32 KiB (24 or 40 KiB for the short tiles); with the 32 KiB of
-// staging boxes, 4 stages of the largest tile fill the 227 KiB a CTA may use.
+// PIPE_DEPTH: stages of the shared-memory ring, read by both consumers: kRingDepth of --pipe-depth for this tile.
+// A stage costs BM * 128 bytes of A and BN * 128 bytes of B: 48, 40 or 32 KiB (24 or 40 KiB for the short tiles);
+// with the 32 KiB of staging boxes, 4 stages of the largest tile, or 8 of the smallest, fill the 227 KiB a CTA may
+// use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace:
 // Tile<BM, BN>::kSlotQuads float4 per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of
@@ -447,20 +459,23 @@ constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 964}, {256, 12
 constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));
 // [choice]
 
-/// Host side for one tile of the menu: a persistent grid of `pairs` CTA pairs, the tensor maps (A in BM-row boxes,
+/// Host side for one tile of the menu, with its ring of kRingDepth stages (appended to *chosen for the result
+/// line): a persistent grid of `pairs` CTA pairs, the tensor maps (A in BM-row boxes,
 /// B in BN/2-row boxes, half a pair's tile per CTA, D in 64 x 64 boxes, one consumer's chunk), the stream-K plan for
 /// that many workers with `knobs` (--sk-*), and, when it splits, the workspace, flags and arrival counter
 /// (common/kernel/stream_k_host.hpp); when it does not, the instance without the fixup.
 template <int BM, int BN, int PIPE_DEPTH, hg::Break BREAK>
-hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, int pairs) {
-  using S = Smem<BM, BN, PIPE_DEPTH>;
+hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, int pairs, std::string* chosen) {
+  constexpr int kRing = kRingDepth<BM, BN, PIPE_DEPTH>;  // this tile's stages
+  using S = Smem<BM, BN, kRing>;
   using T = Tile<BM, BN>;
-  constexpr int kSmem = kSmemBytesOf<BM, BN, PIPE_DEPTH>;
+  constexpr int kSmem = kSmemBytesOf<BM, BN, kRing>;
   static_assert(kSmem <= hg::kMaxSmemBytes, "this tile and ring depth do not fit in shared memory");
+  if (chosen) *chosen += " stages=" + std::to_string(kRing);  // the result line says the ring it ran
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
   static_assert(kConsumerRegs >= T::kAccFloats * 3 / 2 + 32, "the accumulator, pending and addresses fit");
   static constexpr hg::BarrierName kBarriers[] = {
-      {offsetof(S, full_bar), PIPE_DEPTH, "full_bar"}, {offsetof(S, empty_bar), PIPE_DEPTH, "empty_bar"}};
+      {offsetof(S, full_bar), kRing, "full_bar"}, {offsetof(S, empty_bar), kRing, "empty_bar"}};
   hg::arm_watchdog(kBarriers);  // a wait that never completes is reported by these names and stopped
   const CUtensorMap tmap_a = hg::make_tensor_map_2d(g.A, g.m, g.k, BM, BLK_K);
   const CUtensorMap tmap_b = hg::make_tensor_map_2d(g.B, g.n, g.k, T::kBRows, BLK_K);  // half a B tile
@@ -468,13 +483,13 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   const bool d_by_tma = g.n % 8 == 0;
   const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols) : CUtensorMap{};
   __half* d_by_threads = d_by_tma ? nullptr : g.D;
-  auto kernel = hgemm_kernel<BM, BN, PIPE_DEPTH, BREAK, true>;
+  auto kernel = hgemm_kernel<BM, BN, kRing, BREAK, true>;
   const int tiles = hg::ceil_div(hg::ceil_div(g.m, BM), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, hg::ceil_div(g.k, BLK_K), pairs, knobs);
   // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
   // the split instance, which walks a plan without a split just as well).
   if constexpr (BREAK == hg::Break::kNone) {
-    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BM, BN, PIPE_DEPTH, BREAK, false>;
+    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BM, BN, kRing, BREAK, false>;
   }
   HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
@@ -511,16 +526,16 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
     if (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, asked, chosen, "Hopper") != 0)
       throw std::invalid_argument("a --break run takes the 256 x 256 tile, the one its broken instances are built "
                                   "for: drop --tile");
-    return prepare_tile<128, 256, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+    return prepare_tile<128, 256, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
   } else {
     static_assert(kTileCount == 5, "one case per tile of the menu");
     switch (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Hopper")) {
       // A pair tile of the menu is two CTA tiles along M: the instance takes each CTA's rows, kTiles[i].m / 2.
-      case 0: return prepare_tile<kTiles[0].m / 2, kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      case 1: return prepare_tile<kTiles[1].m / 2, kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      case 2: return prepare_tile<kTiles[2].m / 2, kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      case 3: return prepare_tile<kTiles[3].m / 2, kTiles[3].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      default: return prepare_tile<kTiles[4].m / 2, kTiles[4].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 0: return prepare_tile<kTiles[0].m / 2, kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      case 1: return prepare_tile<kTiles[1].m / 2, kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      case 2: return prepare_tile<kTiles[2].m / 2, kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      case 3: return prepare_tile<kTiles[3].m / 2, kTiles[3].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      default: return prepare_tile<kTiles[4].m / 2, kTiles[4].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
     }
   }
 }

@@ -299,8 +299,8 @@ int hg_torch_check(const char* step, int64_t m, int64_t n, int64_t k, const char
 
 /// D = A * B^T with `step`'s kernel for GPU `device` (9.0: sm90, 10.0: sm100) on `stream`, enqueued only. Returns 0,
 /// 2 (a request the step refuses: err says why, in the verify binary's words) or 3 (a CUDA error, or a stream-K
-/// launch that splits refusing graph capture: err says which). chosen: what the step chose (step 11: "tile=256x192
-/// tile_choice=auto"), else empty.
+/// launch that splits refusing graph capture: err says which). chosen: what the step chose (step 11 on Hopper:
+/// "tile=256x192 tile_choice=auto stages=4"), else empty.
 int hg_torch_mm(int device, const char* step, const void* a, const void* b, void* d, int64_t m, int64_t n, int64_t k,
                 const char* tile, int pipe_depth, void* stream, char* err, size_t err_len, char* chosen,
                 size_t chosen_len) {

@@ -112,8 +112,8 @@ struct Variant {
   int pipe_depth = 2;        ///< stages of the shared-memory ring (--pipe-depth); kernels without a ring ignore it
   StreamKKnobs stream_k;     ///< the split of step 10's last round (--sk-*); its steps.json entry says "knobs"
   TileRequest tile;          ///< the tile (--tile); the steps with the knob "tile"
-  /// Where a step's host code writes what it chose for this problem (step 11: "tile=256x192 tile_choice=auto"),
-  /// which the result line prints; null: nobody asks.
+  /// Where a step's host code writes what it chose for this problem (step 11 on Hopper:
+  /// "tile=256x192 tile_choice=auto stages=4"), which the result line prints; null: nobody asks.
   std::string* chosen = nullptr;
 };
 
