@@ -135,7 +135,8 @@ constexpr int kSmemBytes = kSmemBytesOf<128, 256, PIPE_DEPTH>;  // the largest t
 // A short tile's ring holds the bytes of --pipe-depth stages of the largest tile: as many more stages as its smaller
 // stages allow (4 -> 128 x 128: 8; 128 x 256's 40 KiB stages: still 4). Measured on the H200 (the lab notebook's
 // depth runs): the short 128 x 128 waits on its loads, and its time fell with each stage added; 256 x 128 given
-// 6 stages the same way was no faster, and slower at a long K, so the 128-row tiles keep --pipe-depth.
+// 6 stages the same way gained little under burst and lost under sustained timing, most at a long K, so the
+// 128-row tiles keep --pipe-depth.
 template <int BM, int BN>
 constexpr int kStageBytes = Tile<BM, BN>::kATileBytes + Tile<BM, BN>::kBTileBytes;
 template <int BM, int BN, int PIPE_DEPTH>
