@@ -472,6 +472,7 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   using T = Tile<BM, BN>;
   constexpr int kSmem = kSmemBytesOf<BM, BN, kRing>;
   static_assert(kSmem <= hg::kMaxSmemBytes, "this tile and ring depth do not fit in shared memory");
+  static_assert(kSmem <= kSmemBytes<PIPE_DEPTH>, "no tile may need more than the largest: the pairs are counted so");
   if (chosen) *chosen += " stages=" + std::to_string(kRing);  // the result line says the ring it ran
   static_assert(offsetof(S, A) == hg::kBarrierWindow, "the barriers must fit the first KiB (the watchdog's)");
   static_assert(kConsumerRegs >= T::kAccFloats * 3 / 2 + 32, "the accumulator, pending and addresses fit");
