@@ -5,8 +5,8 @@
 
 Synthetic raw exports in a temporary directory: the metrics of each launch land in their columns, our kernel keeps
 its template arguments and cuBLAS's name is cut at its first '(', a quantity in another unit of its kind (ms, Gbyte,
-sectors) is converted, a gzipped export is read, and a missing metric, a unit of another kind, a file without ncu's header and an argument
-without its label are refused (exit 2) in one line.
+sectors) is converted, a gzipped export is read, and a missing metric, a unit of another kind, a file without
+ncu's header and an argument without its label are refused (exit 2) in one line.
 Python standard library only.
 """
 import contextlib
@@ -28,7 +28,8 @@ UNITS = {"gpu__time_duration.sum": "us", "dram__bytes_read.sum": "Mbyte", "launc
          "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed": "%",
          "sm__pipe_tensor_cycles_active.min.pct_of_peak_sustained_elapsed": "%",
          "dram__bytes_write.sum": "Mbyte", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum": "Mbyte",
-         "lts__t_sectors_srcunit_tex_op_read.sum": "sector", "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum": "sector",
+         "lts__t_sectors_srcunit_tex_op_read.sum": "sector",
+         "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum": "sector",
          "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "inst"}
 
 
@@ -85,7 +86,8 @@ class NcuTable(TempDirTest):
         self.assertEqual(rc, 0, err)
         with open(self.dir / "t.csv", newline="") as f:
             row = next(csv.DictReader(f))
-        self.assertEqual((row["duration_us"], row["dram_read_mb"], row["dram_write_mb"]), ("2500.00", "2500.00", "2.50"))
+        self.assertEqual((row["duration_us"], row["dram_read_mb"], row["dram_write_mb"]),
+                         ("2500.00", "2500.00", "2.50"))
         raw(self.dir / "s.csv", [("k", 1e6)], units={"lts__t_sectors_srcunit_tex_op_read.sum": "sector"})
         rc, err = run(["x=" + str(self.dir / "s.csv"), "--out", str(self.dir / "t.csv")])
         with open(self.dir / "t.csv", newline="") as f:

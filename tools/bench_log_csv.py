@@ -57,7 +57,8 @@ def read_line(text, where):
             raise InputError(f"{where}: {k}={fields[k]} is not a number") from None
     knobs = " ".join(f"{k[3:]}={v}" for k, v in fields.items() if k.startswith("sk_"))
     return {"m": fields["M"], "n": fields["N"], "k": fields["K"], "method": fields["method"], "step": words[0],
-            "tile": fields.get("tile", ""), **{k: fields[k] for k in VALUES}, "stream_k": knobs, "pipe_depth": fields.get("pipe_depth", ""), "gpu": fields.get("gpu", "")}
+            "tile": fields.get("tile", ""), **{k: fields[k] for k in VALUES}, "stream_k": knobs,
+            "pipe_depth": fields.get("pipe_depth", ""), "gpu": fields.get("gpu", "")}
 
 
 def read_logs(paths):
