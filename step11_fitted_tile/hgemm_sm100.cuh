@@ -185,7 +185,9 @@ __host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
 // d_by_threads: D itself when the epilogues' threads store it (N not a multiple of 8: no tensor map can describe
 // D, and tmap_d is unused); null when TMA stores it.
-template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
+// D_BY_THREADS: the threads store D (d_by_threads is then D). A compile-time choice: compiled in, their path costs
+// instructions in every instance, even where N is a multiple of 8 and it is dead.
+template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true, bool D_BY_THREADS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, __half* d_by_threads, int M, int N, int K,
@@ -440,7 +442,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
-        if (d_by_threads == nullptr) {
+        if constexpr (!D_BY_THREADS) {
           if (wg_tid == 0) {
             const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
             ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
@@ -499,15 +501,16 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   const bool d_by_tma = g.n % 8 == 0;
   const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, BLK_M, kDBoxCols) : CUtensorMap{};
   __half* d_by_threads = d_by_tma ? nullptr : g.D;
-  auto kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, true>;
+  auto kernel = d_by_tma ? hgemm_kernel<BN, PIPE_DEPTH, BREAK, true> : hgemm_kernel<BN, PIPE_DEPTH, BREAK, true, true>;
   HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // The plan's tiles are the ones the kernel walks: this tile's pair tiles, and ceil(K / 64) K tiles.
   const PairTiles tiles = pair_tiles<BN>(g.m, g.n);
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles.m * tiles.n, hg::ceil_div(g.k, BLK_K), pairs, knobs);
   // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
   // the split instance, which walks a plan without a split just as well).
+  // A ragged N keeps the split instance too: only it has the threads' store, which makes one instance more, not two.
   if constexpr (BREAK == hg::Break::kNone) {
-    if (plan.sk_tiles == 0) {
+    if (plan.sk_tiles == 0 && d_by_tma) {
       kernel = hgemm_kernel<BN, PIPE_DEPTH, BREAK, false>;
       HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     }

@@ -167,7 +167,10 @@ constexpr int kFlagsPerWorker = 2 * kConsumers;
 // BM, BN: the CTA's tile, one of the menu's (Tile<BM, BN>).
 // d_by_threads: D itself when the consumers' threads store it (N not a multiple of 8: no tensor map can describe
 // D, and tmap_d is unused); null when TMA stores it.
-template <int BM, int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true>
+// D_BY_THREADS: the threads store D (d_by_threads is then D). A compile-time choice: compiled in, their path costs
+// instructions in every instance, even where N is a multiple of 8 and it is dead.
+template <int BM, int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true,
+          bool D_BY_THREADS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                  const __grid_constant__ CUtensorMap tmap_d, __half* d_by_threads, int M, int N, int K,
@@ -326,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       ptx::fence_proxy_async(ptx::space_shared);  // our generic-proxy SMEM writes -> visible to the TMA engine
       ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
-      if (d_by_threads == nullptr) {
+      if constexpr (!D_BY_THREADS) {
         if (wg_tid == 0) {
           const int32_t d_coords[2] = {pending_n + my_col + chunk * kDBoxCols, pending_m + my_row};  // cols first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
@@ -485,13 +488,14 @@ hg::Launcher prepare_tile(const hg::GemmArgs& g, const hg::StreamKKnobs& knobs, 
   const bool d_by_tma = g.n % 8 == 0;
   const CUtensorMap tmap_d = d_by_tma ? hg::make_tensor_map_2d(g.D, g.m, g.n, WGMMA_M, kDBoxCols) : CUtensorMap{};
   __half* d_by_threads = d_by_tma ? nullptr : g.D;
-  auto kernel = hgemm_kernel<BM, BN, kRing, BREAK, true>;
+  auto kernel = d_by_tma ? hgemm_kernel<BM, BN, kRing, BREAK, true> : hgemm_kernel<BM, BN, kRing, BREAK, true, true>;
   const int tiles = hg::ceil_div(hg::ceil_div(g.m, BM), 2) * hg::ceil_div(g.n, BN);  // the kernel's pair tiles
   const hg::StreamKPlan plan = hg::plan_stream_k(tiles, hg::ceil_div(g.k, BLK_K), pairs, knobs);
   // No split: the instance without the fixup, so the launch costs what step 9's does (the contract switches keep
   // the split instance, which walks a plan without a split just as well).
+  // A ragged N keeps the split instance too: only it has the threads' store, which makes one instance more, not two.
   if constexpr (BREAK == hg::Break::kNone) {
-    if (plan.sk_tiles == 0) kernel = hgemm_kernel<BM, BN, kRing, BREAK, false>;
+    if (plan.sk_tiles == 0 && d_by_tma) kernel = hgemm_kernel<BM, BN, kRing, BREAK, false>;
   }
   HG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Only a plan that splits uses the workspace, the flags and the counter: a slot per worker of the stream-K region
