@@ -5,13 +5,14 @@
 
 Which tile each price takes comes from hg_step_facts tile_price_grid itself (the kernel's choose_tile and menu), so
 the right answers are known. A synthetic sweep.csv (sweep_summary's columns, three runs' medians, burst and
-sustained) forces every Hopper tile at one shape, 512 x 1600 x 1600, where the price of 2 takes 256 x 128 (all its
-tiles split) and the prices 5 to 7 take 128 x 128 whole. With 128 x 128 planted fastest beyond the spread, 2 loses
-and 5, 6 and 7 tie: the middle one, 6, is chosen; with 256 x 128 within the spread of it, no price loses. At the
-other shapes no tile was forced, and the price of 2 departs there from the others' choice: not eligible. Also: a
-sweep.csv without forced rows, and fewer than three runs, are refused; and by default the chooser reads the
-committed sweep (docs/results/sweep_tiles/sweep.csv) and makes of it the committed docs/results/tile_price.csv,
-byte for byte. Python standard library only.
+sustained) forces every Hopper tile at one shape, 512 x 3584 x 3584, where the price of 2 takes 256 x 192 (all its
+tiles split) and the prices 10 to 12 take 256 x 128 whole (and the same tile as each other at every shape). With 256
+x 128 planted fastest beyond the spread, 2 loses and 10, 11 and 12 tie: the middle one, 11, is chosen; with 256 x 192
+within the spread of it, no price loses. At the other shapes no tile was forced, and the price of 2 departs there
+from the others' choice: not eligible. Also: a sweep.csv without forced rows, and fewer than three runs, are refused;
+and by default the chooser reads the committed sweep (docs/results/sweep_tiles/sweep.csv) and makes of it the
+committed docs/results/tile_price.csv, byte for byte.
+Python standard library only.
 """
 import contextlib
 import csv
@@ -28,11 +29,11 @@ import choose_tile_price  # noqa: E402  (found through the path set just above)
 import sweep_summary  # noqa: E402
 
 FACTS = None  # set from the command line
-SHAPE = (512, 1600, 1600)
+SHAPE = (512, 3584, 3584)
 TILES = ["256x256", "256x192", "256x128", "128x256", "128x128"]
 # % of cuBLAS: (median, min, max) over three runs, per forced tile.
-FAST_SHORT = {"256x256": (41.0, 40.5, 41.5), "256x192": (50.0, 49.5, 50.5), "256x128": (55.0, 54.5, 55.5),
-              "128x256": (53.0, 52.5, 53.5), "128x128": (69.0, 68.5, 69.5)}
+FAST_NARROW = {"256x256": (41.0, 40.5, 41.5), "256x192": (55.0, 54.5, 55.5), "256x128": (69.0, 68.5, 69.5),
+               "128x256": (53.0, 52.5, 53.5), "128x128": (50.0, 49.5, 50.5)}
 
 
 def sweep_rows(pcts, runs=3, forced=True):
@@ -49,7 +50,7 @@ def sweep_rows(pcts, runs=3, forced=True):
 
 
 class ChooseTilePrice(TempDirTest):
-    def choose(self, rows, prices="2,5,6,7"):
+    def choose(self, rows, prices="2,10,11,12"):
         sweep = self.dir / "sweep.csv"
         sweep_summary.write_csv(sweep, rows, sweep_summary.SHAPE_COLUMNS)
         out = self.dir / "tile_price.csv"
@@ -60,37 +61,38 @@ class ChooseTilePrice(TempDirTest):
         return rc, so.getvalue(), se.getvalue(), table
 
     def test_the_grid_takes_the_tiles_this_test_assumes(self):
-        grid = choose_tile_price.grid_rows(FACTS, "2,5,6,7")
-        self.assertEqual(grid[SHAPE], {2: "256x128", 5: "128x128", 6: "128x128", 7: "128x128"})
+        grid = choose_tile_price.grid_rows(FACTS, "2,10,11,12")
+        self.assertEqual(grid[SHAPE], {2: "256x192", 10: "256x128", 11: "256x128", 12: "256x128"})
+        self.assertTrue(all(tiles[10] == tiles[11] == tiles[12] for tiles in grid.values()))
 
     def test_a_planted_loss_picks_the_middle_of_the_prices_that_avoid_it(self):
-        rc, out, err, table = self.choose(sweep_rows(FAST_SHORT))
+        rc, out, err, table = self.choose(sweep_rows(FAST_NARROW))
         self.assertEqual(rc, 0, err)
-        self.assertEqual([p for p, r in table.items() if r["chosen"] == "1"], [6])
-        self.assertIn("chosen: part price 6", out)
-        for p in (5, 6, 7):
+        self.assertEqual([p for p, r in table.items() if r["chosen"] == "1"], [11])
+        self.assertIn("chosen: part price 11", out)
+        for p in (10, 11, 12):
             self.assertEqual(table[p]["worst_loss_pct"], "0.0")
             self.assertEqual(table[p]["unmeasured_changes"], "0")
-        # 2 takes 256 x 128: 14 points behind 128 x 128 in both methods; and it departs at unmeasured shapes.
+        # 2 takes 256 x 192: 14 points behind 256 x 128 in both methods; and it departs at unmeasured shapes.
         self.assertEqual(table[2]["worst_loss_pct"], "14.0")
         self.assertEqual(table[2]["shapes_lost"], "2")
         self.assertGreater(int(table[2]["unmeasured_changes"]), 0)
 
     def test_a_difference_within_the_spread_is_no_loss(self):
-        close = dict(FAST_SHORT, **{"256x128": (68.0, 66.0, 70.0)})
-        rc, _, err, table = self.choose(sweep_rows(close), prices="2,6")
+        close = dict(FAST_NARROW, **{"256x192": (68.0, 66.0, 70.0)})
+        rc, _, err, table = self.choose(sweep_rows(close), prices="2,11")
         self.assertEqual(rc, 0, err)
         self.assertEqual(table[2]["worst_loss_pct"], "0.0")
         self.assertEqual(table[2]["shapes_lost"], "0")
 
     def test_without_forced_rows_it_is_refused(self):
-        rc, _, err, _ = self.choose(sweep_rows(FAST_SHORT, forced=False))
+        rc, _, err, _ = self.choose(sweep_rows(FAST_NARROW, forced=False))
         self.assertEqual(rc, 2)
         self.assertIn("no rows of step11_fitted_tile+MxN: give --sweep the sweep.csv of runs of hgemm_bench --sweep "
                       "with --steps step11_fitted_tile --tiles", err)
 
     def test_fewer_than_three_runs_are_refused(self):
-        rc, _, err, _ = self.choose(sweep_rows(FAST_SHORT, runs=2))
+        rc, _, err, _ = self.choose(sweep_rows(FAST_NARROW, runs=2))
         self.assertEqual(rc, 2)
         self.assertIn("2 run(s) of step11_fitted_tile+", err)
 

@@ -4,10 +4,11 @@
     python3 tests/test_tile_rates.py BUILD/sk_plan      (CTest: tile_rates/measured)
 
 Checks that the committed docs/results/tile_rates.csv is what tools/tile_rates.py makes of the committed logs
-(docs/results/tile_runs/), that step11_fitted_tile/hgemm_sm90.cuh's kTiles carry exactly its median rates, that a
-rate follows the formula (a tile twice as slow per K tile of the same work gets 500), also for Blackwell's 512 x BN
-tiles on 74 pairs, and that a log without the widest tile, with a tile that was not forced, or with tiles of two
-heights, is refused (exit 2). Python standard library only.
+(docs/results/tile_runs/, one log per whole run), that step11_fitted_tile/hgemm_sm90.cuh's kTiles carry exactly its
+median rates, that a rate follows the formula (a tile twice as slow per K tile of the same work gets 500), also for
+Blackwell's 512 x BN tiles on 74 pairs, that a point's time is the median over the runs, and that a log without the
+widest tile, with a tile that was not forced, or with tiles of two heights, is refused (exit 2).
+Python standard library only.
 """
 import csv
 import pathlib
@@ -34,12 +35,14 @@ def line(bn, ms, choice="forced", h=256):
                        ms=ms)
 
 
-def run(lines, workers=66):
-    """(exit code, rows) of tile_rates.py on a log of `lines`."""
+def run(lines, workers=66, *more_logs):
+    """(exit code, rows) of tile_rates.py on a log of `lines` (one run), and one log per list of more_logs."""
     with tempfile.TemporaryDirectory() as d:
-        log, out = pathlib.Path(d) / "a.log", pathlib.Path(d) / "r.csv"
-        log.write_text("".join(lines))
-        rc = tile_rates.main([str(log), "--sk-plan", SK_PLAN, "--workers", str(workers), "--out", str(out)])
+        logs, out = [], pathlib.Path(d) / "r.csv"
+        for i, text in enumerate([lines, *more_logs]):
+            logs.append(pathlib.Path(d) / f"{i}.log")
+            logs[-1].write_text("".join(text))
+        rc = tile_rates.main([*map(str, logs), "--sk-plan", SK_PLAN, "--workers", str(workers), "--out", str(out)])
         if rc != 0:
             return rc, []
         with open(out, encoding="utf-8") as f:
@@ -93,6 +96,19 @@ class TileRates(unittest.TestCase):
         self.assertEqual((by["512x256"]["longest"], by["512x256"]["split"]), ("128", "0"))
         self.assertEqual((by["512x128"]["longest"], by["512x128"]["split"]), ("226", "1"))
         self.assertEqual(by["512x128"]["rate_permille"], "500")
+
+    def test_runs_give_the_median_time(self):
+        # Three runs (one log each): the point's time is the median of the three, and the row counts them.
+        rc, rows = run([line(256, 1.0), line(128, 2.0)], 66, [line(256, 1.2), line(128, 9.0)],
+                       [line(256, 0.9), line(128, 2.4)])
+        self.assertEqual(rc, 0)
+        by = {r["tile"]: r for r in rows if r["m"] != "median"}
+        self.assertEqual((by["256x256"]["median_ms"], by["256x256"]["runs"]), ("1", "3"))
+        self.assertEqual((by["256x128"]["median_ms"], by["256x128"]["rate_permille"]), ("2.4", "417"))
+        # A second line of one point in one log, or a run with other knobs, is refused.
+        self.assertEqual(run([line(256, 1.0), line(128, 2.0), line(128, 2.0)])[0], 2)
+        other = line(128, 2.0).replace("pipe_depth=4", "pipe_depth=3")
+        self.assertEqual(run([line(256, 1.0), line(128, 2.0)], 66, [line(256, 1.0), other])[0], 2)
 
     def test_refusals(self):
         self.assertEqual(run([line(128, 2.0)])[0], 2)  # no widest tile

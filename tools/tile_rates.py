@@ -4,18 +4,20 @@ widest, from timed runs of the verify binary with each tile forced.
 
     tools/tile_rates.py LOG... --sk-plan BUILD/sk_plan --workers 66 --out docs/results/tile_rates.csv
 
-LOG: what `./build/step11_fitted_tile --m M --n N --k K --tile BMxBN --bench --settle-ms 0|50` printed, for every
-tile of the menu at each shape and method (lines of other steps are passed over; tools/bench_log_csv.py reads each
-line). On Blackwell the tiles are 512xBN and --workers is the B200's pairs (74); the plan is made for the tile each
-line names, so one GPU's logs at a time (lines of both kernels, sm90 and sm100, at one point are refused). The
-heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as the longest worker's K tiles times the work of
-one K tile (tile rows x tile columns x 64) divided by the tile's rate, so each measurement gives
+LOG: one whole run of the loop, what `./build/step11_fitted_tile --m M --n N --k K --tile BMxBN --bench --settle-ms
+0|50` printed, for every tile of the menu at each shape and method (lines of other steps are passed over;
+tools/bench_log_csv.py reads each line). On Blackwell the tiles are 512xBN and --workers is the B200's pairs (74);
+the plan is made for the tile each line names, so one GPU's logs at a time (lines of both kernels, sm90 and sm100,
+at one point are refused). The heuristic (common/kernel/tile_choice.hpp) predicts a tile's time as the longest
+worker's K tiles times the work of one K tile (tile rows x tile columns x 64) divided by the tile's rate, so each
+measurement gives
 
     rate(tile) = 1000 * (longest(tile) * rows * cols / ms(tile)) / (the same for the reference tile)
 
 where the reference is the menu's first tile, the tallest of the 256-wide ones (Hopper 256x256, Blackwell
 512x256), longest is the plan's longest worker in K tiles (sk_plan --pair-tile with the line's tile, step 10's plan
-with the line's knobs: its max_cost where it splits, else whole rounds) and ms the line's median time. Writes one
+with the line's knobs: its max_cost where it splits, else whole rounds) and ms the median over the runs (one per
+LOG) of the lines' median times. Writes one
 row per (shape, method, tile) and per tile one row with shape "median" (the median over the rows): the rates the
 kernel's menu carries (kTiles of step11_fitted_tile/hgemm_sm90.cuh, or of hgemm_sm100.cuh for a B200's logs;
 tests/test_tile_rates.py checks the Hopper ones agree with the committed CSV). Exit codes: 0 written, 2 bad input.
@@ -34,7 +36,7 @@ import bench_log_csv  # noqa: E402  (the parser of --bench summary lines)
 
 STEP = "step11_fitted_tile"
 WIDEST = 256  # the reference tile's N: the tallest tile this wide is the reference (Hopper 256x256, Blackwell 512x256)
-COLUMNS = ["m", "n", "k", "method", "tile", "median_ms", "longest", "split", "rate_permille"]
+COLUMNS = ["m", "n", "k", "method", "tile", "median_ms", "runs", "longest", "split", "rate_permille"]
 
 
 InputError = bench_log_csv.InputError  # bad input: the one-line reason
@@ -47,10 +49,13 @@ def tile_of(text):
 
 
 def read_times(paths):
-    """{(m, n, k, method): {(rows, cols): (median_ms, fields)}} of the step's lines with a forced tile; fields holds
-    the line's key=value words and "arch" (its kernel, sm90 or sm100)."""
-    times = {}
+    """{(m, n, k, method): {(rows, cols): (median_ms, runs, fields)}} of the step's lines with a forced tile: each
+    log is one run of the loop, at most one line per point and tile; median_ms is the median over the logs that have
+    the point, runs their count. fields holds the first line's key=value words and "arch" (its kernel, sm90 or
+    sm100); a knob (sk_*, pipe_depth, stages) that differs between runs is refused."""
+    lines = {}
     for path in paths:
+        seen = set()
         with open(path, encoding="utf-8") as f:
             for number, text in enumerate(f, start=1):
                 if "median_ms=" not in text or not text.startswith(STEP + " "):
@@ -62,13 +67,22 @@ def read_times(paths):
                     raise InputError(f"{where}: no forced tile (tile=BMxBN tile_choice=forced): run each tile with "
                                      "--tile")
                 fields["arch"] = text.split()[1]
-                tile = tile_of(fields["tile"])
-                key = (row["m"], row["n"], row["k"], row["method"])
-                if tile in times.get(key, {}):
-                    raise InputError(f"{where}: a second line for {'x'.join(key[:3])} {key[3]} tile {fields['tile']}")
-                times.setdefault(key, {})[tile] = (float(row["median_ms"]), fields)
-    if not times:
+                key = (row["m"], row["n"], row["k"], row["method"], tile_of(fields["tile"]))
+                if key in seen:
+                    raise InputError(f"{where}: a second line for {'x'.join(key[:3])} {key[3]} tile {fields['tile']}"
+                                     " in one log (give each run of the loop its own log)")
+                seen.add(key)
+                first = lines.setdefault(key, [])
+                knobs = {k: v for k, v in fields.items() if k.startswith("sk_") or k in ("pipe_depth", "stages")}
+                if first and knobs != first[0][2]:
+                    raise InputError(f"{where}: knobs differ from the first run's at this point and tile: "
+                                     f"{knobs} against {first[0][2]}")
+                first.append((float(row["median_ms"]), fields, knobs))
+    if not lines:
         raise InputError(f"no {STEP} --bench line with a forced tile in {', '.join(map(str, paths))}")
+    times = {}
+    for key, runs in lines.items():
+        times.setdefault(key[:4], {})[key[4]] = (statistics.median(ms for ms, _, _ in runs), len(runs), runs[0][1])
     return times
 
 
@@ -92,7 +106,7 @@ def rates(times, sk_plan, workers):
     out = []
     for key, by_tile in times.items():
         point = f"{'x'.join(key[:3])} {key[3]}"
-        archs = {fields["arch"] for ms, fields in by_tile.values()}
+        archs = {fields["arch"] for ms, runs, fields in by_tile.values()}
         if len(archs) != 1:
             raise InputError(f"{point}: lines of both kernels ({', '.join(sorted(archs))}): give one GPU's logs at a "
                              "time")
@@ -100,16 +114,16 @@ def rates(times, sk_plan, workers):
         if not wide or len(by_tile) < 2:
             raise InputError(f"{point}: needs the reference tile ({WIDEST} wide) and at least one other")
         ref = max(wide)  # the tallest 256-wide tile
-        cost = {t: longest(sk_plan, workers, key[:3], fields) for t, (ms, fields) in by_tile.items()}
+        cost = {t: longest(sk_plan, workers, key[:3], fields) for t, (ms, runs, fields) in by_tile.items()}
         speed = {t: cost[t][0] * t[0] * t[1] / by_tile[t][0] for t in by_tile}
         for t in sorted(by_tile, reverse=True):  # the menus' order: taller first, then wider
-            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_tile[t][1]["tile"],
-                        "median_ms": f"{by_tile[t][0]:g}", "longest": cost[t][0], "split": int(cost[t][1]),
-                        "rate_permille": round(1000 * speed[t] / speed[ref])})
+            out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_tile[t][2]["tile"],
+                        "median_ms": f"{by_tile[t][0]:g}", "runs": by_tile[t][1], "longest": cost[t][0],
+                        "split": int(cost[t][1]), "rate_permille": round(1000 * speed[t] / speed[ref])})
     for tile in sorted({r["tile"] for r in out}, key=lambda t: tuple(-v for v in tile_of(t))):
         values = [r["rate_permille"] for r in out if r["tile"] == tile]
-        out.append({"m": "median", "n": "", "k": "", "method": "", "tile": tile, "median_ms": "", "longest": "",
-                    "split": "", "rate_permille": round(statistics.median(values))})
+        out.append({"m": "median", "n": "", "k": "", "method": "", "tile": tile, "median_ms": "", "runs": "",
+                    "longest": "", "split": "", "rate_permille": round(statistics.median(values))})
     return out
 
 
