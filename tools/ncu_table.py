@@ -30,6 +30,9 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import bench_log_csv  # noqa: E402  (write_rows: how every results CSV is written)
+
 METRICS = {
     "grid": "launch__grid_size",
     "duration_us": "gpu__time_duration.sum",
@@ -111,10 +114,7 @@ def main(argv):
     except (InputError, OSError) as e:
         print(f"ncu_table: {e}", file=sys.stderr)
         return 2
-    with open(args.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    bench_log_csv.write_rows(args.out, COLUMNS, rows)
     print(f"ncu_table: {len(rows)} launches written to {args.out}")
     return 0
 

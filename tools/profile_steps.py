@@ -26,6 +26,7 @@ import time
 
 SHAPES = [(4096, 4096, 4096), (16384, 4096, 1024)]  # the second: short K (16 K tiles), 4096 output tiles
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_log_csv  # noqa: E402  (write_rows: how every results CSV is written)
 import registry  # noqa: E402  (tools/registry.py: the steps of steps.json)
 
 STEPS = registry.ladder()
@@ -141,10 +142,7 @@ def main(argv):
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "tensor_metric": tensor,
             "clock_control": "none", "csv": "profile.csv", "kernels": kernels}
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "profile.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    bench_log_csv.write_rows(os.path.join(out_dir, "profile.csv"), COLUMNS, rows)
     with open(os.path.join(out_dir, "profile.json"), "w") as f:
         json.dump(meta, f, indent=2)
         f.write("\n")
