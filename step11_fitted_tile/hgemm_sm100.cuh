@@ -185,8 +185,8 @@ __host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
 // (plan.sk_tiles == 0), whose workspace, flags and arrivals are null.
 // d_by_threads: D itself when the epilogues' threads store it (N not a multiple of 8: no tensor map can describe
 // D, and tmap_d is unused); null when TMA stores it.
-// D_BY_THREADS: the threads store D (d_by_threads is then D). A compile-time choice: compiled in, their path costs
-// instructions in every instance, even where N is a multiple of 8 and it is dead.
+// D_BY_THREADS: the threads store D (d_by_threads is then D). A compile-time choice, because a runtime test
+// would compile their path into every instance, dead wherever N is a multiple of 8, at a cost in instructions.
 template <int BN, int PIPE_DEPTH, hg::Break BREAK = hg::Break::kNone, bool SPLIT = true, bool D_BY_THREADS = false>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,

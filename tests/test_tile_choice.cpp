@@ -216,7 +216,8 @@ TEST_CASE("pick_tile: forced, refused, auto") {
 
 TEST_CASE("pick_tile: a width two tiles share names the first, the whole tile names either") {
   const StreamKKnobs knobs;
-  // The Hopper kernel's menu: its 256-row tiles, then the short ones, two widths shared.
+  // The Hopper kernel's tiles, the 256-row ones then the short ones, two widths shared (the 256-row ones at rate
+  // 1000 here).
   const TileOption menu[] = {kWide, kMid, kNarrow, {128, 256, 873}, {128, 128, 668}};
   std::string chosen;
   CHECK(hg::pick_tile(menu, 5, args(512, 1600, 1600), kPairs, knobs, hg::TileRequest{0, 128}, &chosen, "Hopper") == 2);
@@ -227,10 +228,11 @@ TEST_CASE("pick_tile: a width two tiles share names the first, the whole tile na
   CHECK(chosen == "tile=128x128 tile_choice=forced");
   CHECK(hg::pick_tile(menu, 5, args(512, 1600, 1600), kPairs, knobs, hg::TileRequest{128, 256}, &chosen, "Hopper") ==
         3);
-  // 512 x 1600 x 1600: 128 x 128's 52 tiles whole (25 K tiles, 25 x 128 x 128 / 0.668 = 613174) over 256 x 128's
-  // 26 tiles, all split, whose longest worker has a share of 10 and moves 4 parts: (10 + 4 x 7) x 256 x 128 =
-  // 1245184. At the plan's price of 2 (18 x 256 x 128 = 589824) the split would win; on the H200
-  // the forced 128 x 128 ran faster (docs/lab_step11_fitted_tile.md).
+  // 512 x 1600 x 1600: 128 x 128's 52 tiles whole (25 K tiles, 25 x 128 x 128 / 0.668 = 613174) over 256 x 128's 26
+  // tiles, all split, whose longest worker has a share of 10 and moves 4 parts: (10 + 4 x 7) x 256 x 128 = 1245184.
+  // At the plan's price of 2 the split would win with this menu's 256 x 128 at rate 1000 (589824; at the kernel's
+  // 894 it predicts 659758 and 128 x 128 wins at every price from 2); on the H200 the forced 128 x 128 ran faster
+  // (docs/lab_step11_fitted_tile.md).
   const TileForecast short_tile = forecast_tile(menu[4], 512, 1600, 1600, kPairs, knobs);
   CHECK(short_tile.tiles == 52);
   CHECK(short_tile.plan.sk_tiles == 0);
