@@ -72,12 +72,12 @@ def read_times(paths):
                     raise InputError(f"{where}: a second line for {'x'.join(key[:3])} {key[3]} tile {fields['tile']}"
                                      " in one log (give each run of the loop its own log)")
                 seen.add(key)
-                first = lines.setdefault(key, [])
+                earlier = lines.setdefault(key, [])
                 knobs = {k: v for k, v in fields.items() if k.startswith("sk_") or k in ("pipe_depth", "stages")}
-                if first and knobs != first[0][2]:
+                if earlier and knobs != earlier[0][2]:
                     raise InputError(f"{where}: knobs differ from the first run's at this point and tile: "
-                                     f"{knobs} against {first[0][2]}")
-                first.append((float(row["median_ms"]), fields, knobs))
+                                     f"{knobs} against {earlier[0][2]}")
+                earlier.append((float(row["median_ms"]), fields, knobs))
     if not lines:
         raise InputError(f"no {STEP} --bench line with a forced tile in {', '.join(map(str, paths))}")
     times = {}
