@@ -8,8 +8,8 @@
 //             The lesson of this step is told once, in docs/step11_fitted_tile.md.
 //
 // This kernel does, in order (step 10's kernel, with the tile's rows and width template parameters):
-//   0. the HOST picks the tile for the problem from a menu of five, pair tiles of 256 x 256, 256 x 192, 256 x 128,
-//      128 x 256 and 128 x 128, by the predicted time of the longest worker (common/kernel/tile_choice.hpp), then
+//   0. the HOST picks the tile for the problem from a menu of six, pair tiles of 256 x 256, 256 x 224, 256 x 192,
+//      256 x 128, 128 x 256 and 128 x 128, by the predicted time of the longest worker (common/kernel/tile_choice.hpp), then
 //      plans step 10's split over that tiling and launches that tile's instance;
 //   1. CTAs run in clusters of two along M, each CTA's tile BM x BN (BM = 128, or 64 for the short tiles): the pair
 //      computes 2BM x BN outputs, and the two tiles read the same BN rows of B. Thread 0 of each CTA initialises
@@ -27,7 +27,7 @@
 //      release store; the tile's OWNER acquires the flags of the workers holding the rest and adds their parts in
 //      K order, so the sum is the same bits in every run;
 //   5. each consumer converts its finished 64 x kWN accumulator (kWN: its columns) to fp16 in registers and writes
-//      it back in kWN/64 chunks of 64 columns through two staging boxes, chunk c while the next unit's K tile c is
+//      it back in chunks of 64 columns (the last of a 224-wide one overlaps the one before) through two staging boxes, chunk c while the next unit's K tile c is
 //      in the tensor core: a TMA store per box, or, when N is not a multiple of 8 (TMA cannot address such rows of
 //      D), a copy by the consumer's threads that tests the edges; a cluster barrier before exit (step 8's rule).
 // When the plan takes no split, the host launches the instance without item 4 and the ticket (SPLIT = false).
@@ -87,16 +87,19 @@ constexpr int kDBoxCols = 64;  // a TMA box row is at most 128 bytes with the 12
 constexpr int kDBoxBytes = WGMMA_M * kDBoxCols * 2;         // one staging box, 64 x 64 fp16: 8 KiB
 constexpr int kDBoxes = 2;                                  // staging boxes per consumer: fill one, store the other
 // [menu]
-// The menu: each CTA's tile is BM x BN, the pair's 2BM x BN: BM = 128 with BN = 256 (step 10's), 192 or 128, and
-// the short tiles, BM = 64 with BN = 256 or 128, for problems of few rows. One kernel body serves them all; what
+// The menu: each CTA's tile is BM x BN, the pair's 2BM x BN: BM = 128 with BN = 256 (step 10's), 224, 192 or 128,
+// and the short tiles, BM = 64 with BN = 256 or 128, for problems of few rows. One kernel body serves them all; what
 // depends on the tile is here. wgmma takes any N that is a multiple of 8 up to 256 (PTX ISA, wgmma "Matrix
 // shape"), but only M = 64: a short tile has one wgmma's rows, so its two consumers split the columns instead.
-// Every consumer's width is whole 64-column epilogue chunks, and every offset into a tile whole 1024-byte swizzle
-// atoms (8 rows of 128 bytes).
+// Every offset into a tile is whole 1024-byte swizzle atoms (8 rows of 128 bytes); a consumer's width is whole
+// 64-column epilogue chunks but for 224, whose last chunk starts at column 160 and stores 160..191 a second time
+// (the same values: a box of D is 64 columns, and a 32-column box would need a tensor map of its own).
+// 224 columns: 5120 / 224 makes 23 tile columns, 460 pair tiles, 6.97 rounds of the H200's 66 pairs.
 template <int BM, int BN>
 struct Tile {
-  static_assert((BM == 128 && (BN == 128 || BN == 192 || BN == 256)) || (BM == 64 && (BN == 128 || BN == 256)),
-                "the menu's tiles are 128 x 256, 128 x 192, 128 x 128, 64 x 256 and 64 x 128 per CTA");
+  static_assert((BM == 128 && (BN == 128 || BN == 192 || BN == 224 || BN == 256)) ||
+                    (BM == 64 && (BN == 128 || BN == 256)),
+                "the menu's tiles are 128 x 256, 128 x 224, 128 x 192, 128 x 128, 64 x 256 and 64 x 128 per CTA");
   static constexpr bool kShort = BM == WGMMA_M;         // one wgmma tall: the consumers split the columns
   static constexpr int kWN = kShort ? BN / 2 : BN;      // one consumer's columns: its wgmma's N
   // Where consumer c's 64 x kWN outputs start in the CTA's tile: row c * kRowStep, column c * kColStep.
@@ -104,9 +107,14 @@ struct Tile {
   static constexpr int kAccFloats = WGMMA_M * kWN / hg::kWarpgroupThreads;  // one wgmma's fp32 per thread: kWN / 2
   static constexpr int kATileBytes = BM * BLK_K * 2;    // one A tile: 16 or 8 KiB
   static constexpr int kBRows = BN / 2;                 // rows of the B tile each CTA loads (and multicasts)
-  static constexpr int kBTileBytes = BN * BLK_K * 2;    // one B tile: 32, 24 or 16 KiB
-  static constexpr int kChunks = kWN / kDBoxCols;       // 64-column chunks of a consumer's epilogue: 4, 3, 2 or 1
+  static constexpr int kBTileBytes = BN * BLK_K * 2;    // one B tile: 32, 28, 24 or 16 KiB
+  static constexpr int kChunks = (kWN + kDBoxCols - 1) / kDBoxCols;  // 64-column epilogue chunks: 4, 3, 2 or 1
+  // Chunk c's first column in the consumer's kWN: 64c, or for 224's last chunk kWN - 64, overlapping the one before.
+  __host__ __device__ static constexpr int chunk_col(int c) {
+    return c * kDBoxCols < kWN - kDBoxCols ? c * kDBoxCols : kWN - kDBoxCols;
+  }
   // The bytes that complete one stage in each CTA: its own A tile plus both halves of B, its own and the peer's.
+  static_assert(kBRows * BLK_K * 2 % 1024 == 0, "the peer's half of B starts on a whole swizzle atom");
   static constexpr uint32_t kTmaBytes = (BM * BLK_K + BN * BLK_K) * 2;
   static constexpr uint32_t kOwnBytes = (BM * BLK_K + kBRows * BLK_K) * 2;  // this CTA's loads only
   // A part in the workspace: [rank][consumer][q][thread] of float4 (the layout below), per worker.
@@ -153,7 +161,7 @@ static_assert(kRingDepth<128, 192, 4> == 4 && kRingDepth<128, 128, 4> == 4 && kR
 constexpr int kFlagsPerWorker = 2 * kConsumers;
 
 // PIPE_DEPTH: stages of the shared-memory ring, read by both consumers: kRingDepth of --pipe-depth for this tile.
-// A stage costs BM * 128 bytes of A and BN * 128 bytes of B: 48, 40 or 32 KiB (24 or 40 KiB for the short tiles);
+// A stage costs BM * 128 bytes of A and BN * 128 bytes of B: 48, 44, 40 or 32 KiB (24 or 40 KiB for the short tiles);
 // with the 32 KiB of staging boxes, 4 stages of the largest tile, or 8 of the smallest, fill the 227 KiB a CTA may
 // use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
@@ -268,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                     smem.B[stage] + rank * (T::kBRows * BLK_K * 2), &tmap_b, b_coords,
                                     &smem.full_bar[stage], kPairMask);
           // Arrive once and announce the bytes: the phase completes when the arrival AND the stage's bytes are in
-          // (T::kTmaBytes: 48, 40, 32 or 24 KiB), BN/2 x 128 bytes of them sent by the peer.
+          // (T::kTmaBytes: 48, 44, 40, 32 or 24 KiB), BN/2 x 128 bytes of them sent by the peer.
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[stage],
                                          uint32_t(BREAK == hg::Break::kOneHalfBytes ? T::kOwnBytes : T::kTmaBytes));
           // [produce]
@@ -306,8 +314,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // [epilogue]
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store or threads) -> GMEM -------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
-    // +8 (in pending[2j+1]), j = 0..kWN/8-1: chunk c is j = 8c..8c+7. The chunks take the two staging boxes in
-    // turn, counted across tiles: with an odd number of chunks a tile (3, or 1), box chunk % 2 would have the last
+    // +8 (in pending[2j+1]), j = 0..kWN/8-1: chunk c is j = chunk_col(c)/8 + 0..7. The chunks take the two staging
+    // boxes in turn, counted across tiles: with an odd number of chunks a tile (3, or 1), box chunk % 2 would have the last
     // chunk of one tile and the first of the next fill the same box one after the other. (With an even number,
     // chunk % 2 is that turn, known at compile time.)
     const int row = (warp_id % 4) * 16 + lane_id / 4;
@@ -322,7 +330,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // nobody writes the box before that
 #pragma unroll
       for (int jj = 0; jj < kDBoxCols / 8; ++jj) {
-        const int j = chunk * (kDBoxCols / 8) + jj;
+        const int j = T::chunk_col(chunk) / 8 + jj;
         const int col = jj * 8 + (lane_id % 4) * 2;  // column inside the box
         *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row, col)) = pending[2 * j];
         *reinterpret_cast<__half2*>(box + hg::swizzle128b_offset(row + 8, col)) = pending[2 * j + 1];
@@ -331,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::named_barrier_sync(kEpilogueBar + consumer, hg::kWarpgroupThreads);  // the box is staged before the store
       if constexpr (!D_BY_THREADS) {
         if (wg_tid == 0) {
-          const int32_t d_coords[2] = {pending_n + my_col + chunk * kDBoxCols, pending_m + my_row};  // cols first
+          const int32_t d_coords[2] = {pending_n + my_col + T::chunk_col(chunk), pending_m + my_row};  // cols first
           ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, box);
           ptx::cp_async_bulk_commit_group();  // one group per box
         }
@@ -342,7 +350,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // its refill (bar.sync orders shared memory among its threads).
         hg::store_box_by_threads<WGMMA_M, hg::kWarpgroupThreads>(box, d_by_threads, M, N,
                                                                  pending_m + my_row,
-                                                                 pending_n + my_col + chunk * kDBoxCols, wg_tid);
+                                                                 pending_n + my_col + T::chunk_col(chunk), wg_tid);
         // [store_by_threads]
       }
     };
@@ -458,8 +466,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 // ones: the pair tile and how fast a worker runs one K tile of it, relative to the first, in thousandths. Measured
 // on the H200, not derived: the medians of docs/results/tile_rates.csv (tools/tile_rates.py; how: the lab notebook,
 // docs/lab_step11_fitted_tile.md).
-constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 192, 952}, {256, 128, 894}, {128, 256, 873},
-                                     {128, 128, 668}};
+constexpr hg::TileOption kTiles[] = {{256, 256, 1000}, {256, 224, 976}, {256, 192, 952}, {256, 128, 894},
+                                     {128, 256, 873}, {128, 128, 668}};
 constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));
 // [choice]
 
@@ -534,14 +542,15 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
                                   "for: drop --tile");
     return prepare_tile<128, 256, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
   } else {
-    static_assert(kTileCount == 5, "one case per tile of the menu");
+    static_assert(kTileCount == 6, "one case per tile of the menu");
     switch (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Hopper")) {
       // A pair tile of the menu is two CTA tiles along M: the instance takes each CTA's rows, kTiles[i].m / 2.
       case 0: return prepare_tile<kTiles[0].m / 2, kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
       case 1: return prepare_tile<kTiles[1].m / 2, kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
       case 2: return prepare_tile<kTiles[2].m / 2, kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
       case 3: return prepare_tile<kTiles[3].m / 2, kTiles[3].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
-      default: return prepare_tile<kTiles[4].m / 2, kTiles[4].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      case 4: return prepare_tile<kTiles[4].m / 2, kTiles[4].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
+      default: return prepare_tile<kTiles[5].m / 2, kTiles[5].n, PIPE_DEPTH, BREAK>(g, knobs, pairs, chosen);
     }
   }
 }

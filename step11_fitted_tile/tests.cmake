@@ -1,9 +1,9 @@
 # This step's tests, included by tests/CMakeLists.txt (which defines the hg_* functions) with `step` set to this
 # step's name and `prev_step` to the previous one's, so the file names neither. Step 10's kernels with the tile a
-# template parameter: the Hopper kernel issues wgmma with N = 192 (new), 128 (step 1's) and 64 (a short tile's
-# consumer) besides 256.
+# template parameter: the Hopper kernel issues wgmma with N = 224 and 192 (new), 128 (step 1's) and 64 (a short
+# tile's consumer) besides 256.
 set(HG_PTX_sm_100a_${step} ${HG_PTX_sm_100a_${prev_step}})
-set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} m64n192k16 m64n128k16 m64n64k16)
+set(HG_PTX_sm_90a_${step} ${HG_PTX_sm_90a_${prev_step}} m64n224k16 m64n192k16 m64n128k16 m64n64k16)
 set(HG_PTX_NOT_${step} ${HG_PTX_NOT_${prev_step}})
 list(REMOVE_ITEM HG_PTX_NOT_${step} m64n128k16)  # step 9 dropped it for m64n256k16; the 256 x 128 tile takes it back
 set(HG_SASS_${step} ${HG_SASS_${prev_step}})
@@ -28,12 +28,13 @@ foreach(width 256 192 128)
   hg_ring_runs(${step} ragged_1000x1000x1000_w${width} --m 1000 --n 1000 --k 1000 --tile ${width})
   hg_step_runs(${step} split_ragged_300x328x8000_w${width} --m 300 --n 328 --k 8000 --tile ${width})
 endforeach()
-# The short tiles (Hopper): the same runs, and an odd N (the threads' store from a consumer's half of the columns).
+# The tiles only Hopper's menu has: the short ones, and 256 x 224, whose last epilogue chunk overlaps the one before
+# (the same runs, and an odd N: the threads' store, from a consumer's half of the columns in a short tile).
 # hg_step_runs through tests/hopper_tile.sh, which skips on Blackwell.
 function(hg_hopper_tile_runs step name)
   hg_gpu_test(${step}/${name} ${HG_TEST_DIR}/hopper_tile.sh $<TARGET_FILE:${step}> --init both ${ARGN})
 endfunction()
-foreach(tile 128x256 128x128)
+foreach(tile 256x224 128x256 128x128)
   hg_hopper_tile_runs(${step} ragged_1000x1000x1000_${tile} --pipe-depth all --m 1000 --n 1000 --k 1000 --tile ${tile})
   hg_hopper_tile_runs(${step} split_ragged_300x328x8000_${tile} --m 300 --n 328 --k 8000 --tile ${tile})
   hg_hopper_tile_runs(${step} odd_n_1000x1001x1000_${tile} --m 1000 --n 1001 --k 1000 --tile ${tile})
@@ -42,6 +43,7 @@ endforeach()
 # (256 x 192: 3, 128 x 128: 1) must still alternate its two staging boxes across tiles.
 hg_step_runs(${step} one_k_tile_2048x2048x64_w192 --m 2048 --n 2048 --k 64 --tile 192)
 hg_hopper_tile_runs(${step} one_k_tile_2048x2048x64_128x128 --m 2048 --n 2048 --k 64 --tile 128x128)
+hg_hopper_tile_runs(${step} one_k_tile_2048x2048x64_256x224 --m 2048 --n 2048 --k 64 --tile 256x224)
 # The edges: one row, one column, one more than a pair tile, K = 8 (one K tile, mostly zeros), a prime M, and the
 # heuristic's own choice at shapes no tiled step accepts.
 hg_step_runs(${step} one_row_1x4096x512 --m 1 --n 4096 --k 512)
@@ -69,4 +71,7 @@ hg_sanitizer_test(${step} "odd_n/" --init int --m 200 --n 333 --k 520 --tile 192
 # A short tile (Hopper): two consumers on one 64-row wgmma each, each its half of the columns; M and N ragged.
 set(HG_SANITIZER_WRAPPER ${HG_TEST_DIR}/hopper_tile.sh)  # skips on Blackwell, whose menu lacks the tile
 hg_sanitizer_test(${step} "short/" --init int --m 200 --n 264 --k 520 --tile 128x128)
+# 256 x 224 (Hopper): its overlapping last chunk, two tile columns, the second partial, and the threads' store.
+hg_sanitizer_test(${step} "w224/" --init int --m 300 --n 392 --k 520 --tile 256x224)
+hg_sanitizer_test(${step} "w224_odd_n/" --init int --m 300 --n 333 --k 520 --tile 256x224)
 unset(HG_SANITIZER_WRAPPER)

@@ -235,7 +235,7 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
 
 // A step with a menu of tiles (step 11): the same checks for each tile of each kernel's kTiles, at each depth. Its
 // constants that depend on the tile live in Tile<...>; the shared-memory map is Smem<..., depth>. The menus differ
-// in length (Hopper's five, Blackwell's three): HG_MENU_EACH names entries 0 to 4 and for_tile skips those a menu
+// in length (Hopper's six, Blackwell's three): HG_MENU_EACH names entries 0 to 5 and for_tile skips those a menu
 // lacks (ON false: the check is never instantiated).
 template <typename T, size_t N>
 constexpr int menu_size(const T (&)[N]) { return int(N); }
@@ -253,12 +253,13 @@ void for_tile(Fn&& fn) {
     __VA_ARGS__                                                                                                \
   })
 #define HG_MENU_EACH(NS, ARCH, D, ...)                                                                         \
-  static_assert(menu_size(NS::ARCH::kTiles) <= 5, "HG_MENU_EACH names five entries");                         \
+  static_assert(menu_size(NS::ARCH::kTiles) <= 6, "HG_MENU_EACH names six entries");                         \
   HG_MENU_TILE(NS, ARCH, 0, D, __VA_ARGS__);                                                                   \
   HG_MENU_TILE(NS, ARCH, 1, D, __VA_ARGS__);                                                                   \
   HG_MENU_TILE(NS, ARCH, 2, D, __VA_ARGS__);                                                                   \
   HG_MENU_TILE(NS, ARCH, 3, D, __VA_ARGS__);                                                                   \
-  HG_MENU_TILE(NS, ARCH, 4, D, __VA_ARGS__)
+  HG_MENU_TILE(NS, ARCH, 4, D, __VA_ARGS__);                                                                   \
+  HG_MENU_TILE(NS, ARCH, 5, D, __VA_ARGS__)
 
 TEST_CASE("cutlass: every tile of a menu: Blackwell instruction and shared-memory descriptors, Hopper wgmma's") {
   // Hopper: a pair tile of PM rows is two CTA tiles of BM = PM / 2; A is read in 64-row slices (one per consumer,

@@ -6,7 +6,7 @@
 // mirror the PTX mnemonics, and adds the few instructions CCCL does not wrap, as inline asm, one instruction
 // per function, each with the PTX ISA section it implements:
 //   elect_sync                     PTX ISA "Parallel Synchronization and Communication Instructions: elect.sync"
-//   wgmma_fence, wgmma_commit_group, wgmma_wait_group, wgmma_m64n{64,128,192,256}k16_f16, wgmma_m64nNk16_f16
+//   wgmma_fence, wgmma_commit_group, wgmma_wait_group, wgmma_m64n{64,128,192,224,256}k16_f16, wgmma_m64nNk16_f16
 //                                  PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
 //                                  Instructions" (wgmma.fence, wgmma.commit_group, wgmma.wait_group,
 //                                  wgmma.mma_async)
@@ -173,6 +173,42 @@ __device__ __forceinline__ void wgmma_m64n192k16_f16(float (&d)[96], uint64_t de
       : "memory");
 }
 
+/// wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16: D(64x224, fp32 registers) (+)= A(64x16) * B(16x224), for
+/// step 11's 256 x 224 pair tile: the same operands and fragment rule as m64n128k16 above, with j = 0..27, so each
+/// thread holds 112 fp32 values.
+__device__ __forceinline__ void wgmma_m64n224k16_f16(float (&d)[112], uint64_t desc_a, uint64_t desc_b,
+                                                     uint32_t scale_d) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "setp.ne.b32 p, %114, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
+      "{"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21,"
+      "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41,"
+      "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61,"
+      "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81,"
+      "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101,"
+      "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111"
+      "}, "
+      "%112, %113, p, 1, 1, 0, 0;\n\t}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+        "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+        "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+        "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),
+        "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]),
+        "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]),
+        "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
+        "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+        "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d)
+      : "memory");
+}
+
 /// wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16: D(64x64, fp32 registers) (+)= A(64x16) * B(16x64), for
 /// step 11's 128 x 128 pair tile, whose two consumers take 64 columns each: the same operands and fragment rule as
 /// m64n128k16 above, with j = 0..7, so each thread holds 32 fp32 values.
@@ -193,14 +229,16 @@ __device__ __forceinline__ void wgmma_m64n64k16_f16(float (&d)[32], uint64_t des
       : "memory");
 }
 
-/// The wgmma of a consumer N columns wide (64, 128, 192 or 256): one kernel body for step 11's menu of tiles.
+/// The wgmma of a consumer N columns wide (64, 128, 192, 224 or 256): one kernel body for step 11's menu of tiles.
 template <int N>
 __device__ __forceinline__ void wgmma_m64nNk16_f16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,
                                                    uint32_t scale_d) {
-  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "the kernels' consumers are 64 to 256 columns wide");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 224 || N == 256,
+                "the kernels' consumers are 64 to 256 columns wide");
   if constexpr (N == 64) wgmma_m64n64k16_f16(d, desc_a, desc_b, scale_d);
   else if constexpr (N == 128) wgmma_m64n128k16_f16(d, desc_a, desc_b, scale_d);
   else if constexpr (N == 192) wgmma_m64n192k16_f16(d, desc_a, desc_b, scale_d);
+  else if constexpr (N == 224) wgmma_m64n224k16_f16(d, desc_a, desc_b, scale_d);
   else wgmma_m64n256k16_f16(d, desc_a, desc_b, scale_d);
 }
 
