@@ -6,7 +6,8 @@
 Checks that the committed docs/results/tile_rates.csv is what tools/tile_rates.py makes of the committed logs
 (docs/results/tile_runs/, one log per whole run), that step11_fitted_tile/hgemm_sm90.cuh's kTiles carry exactly its
 median rates, that a rate follows the formula (a tile twice as slow per K tile of the same work gets 500), also for
-Blackwell's 512 x BN tiles on 74 pairs, that a point's time is the median over the runs, and that a log without the
+Blackwell's 512 x BN tiles on 74 pairs, that a point's time is the median over the runs, that a tile timed in runs
+of its own is compared with the reference of those runs, and that a log without the
 widest tile, with a tile that was not forced, or with tiles of two heights, is refused (exit 2).
 Python standard library only.
 """
@@ -109,6 +110,20 @@ class TileRates(unittest.TestCase):
         self.assertEqual(run([line(256, 1.0), line(128, 2.0), line(128, 2.0)])[0], 2)
         other = line(128, 2.0).replace("pipe_depth=4", "pipe_depth=3")
         self.assertEqual(run([line(256, 1.0), line(128, 2.0)], 66, [line(256, 1.0), other])[0], 2)
+
+    def test_a_tile_timed_in_runs_of_its_own(self):
+        # A tile added later, timed beside the reference in runs of its own (a slower session: the reference took
+        # twice as long there): each tile's rate takes the reference from the runs that timed that tile, so 256x128
+        # keeps 500 against the first run alone, and the reference's own row is the median of both runs.
+        rc, rows = run([line(256, 1.0), line(128, 2.0)], 66, [line(256, 2.0), line(192, 2.0)])
+        self.assertEqual(rc, 0)
+        by = {r["tile"]: r for r in rows if r["m"] != "median"}
+        self.assertEqual(by["256x128"]["rate_permille"], "500")
+        self.assertEqual((by["256x256"]["median_ms"], by["256x256"]["runs"]), ("1.5", "2"))
+        # 256x192 at 4096^3: 345 K tiles on its longest worker (split), against 256 for 256x256, the same time.
+        self.assertEqual(by["256x192"]["rate_permille"], str(round(1000 * 345 * 192 / (256 * 256))))
+        # A run that times a tile without the reference is refused.
+        self.assertEqual(run([line(256, 1.0), line(128, 2.0)], 66, [line(192, 2.0)])[0], 2)
 
     def test_refusals(self):
         self.assertEqual(run([line(128, 2.0)])[0], 2)  # no widest tile

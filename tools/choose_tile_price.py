@@ -13,9 +13,10 @@ benchmark's.
 At each shape and method with every tile forced, a candidate's LOSS is the fastest forced tile's % of cuBLAS minus
 that of the tile the candidate takes, 0 where the two are within the spread (sweep_summary's verdict: the difference
 of the medians not beyond the larger of the two ranges over the runs). A candidate whose choice differs from most
-candidates' at a shape where no tile was forced (its cost there is unknown) is not eligible. The choice among the
-eligible: (a) the smallest worst loss, then (b) the smallest mean loss; of the prices that tie on both the middle
-one is taken (the lower of two middles), so that the price sits away from the edges where the scores change.
+candidates' at a shape where no tile was forced, or where some candidate takes a tile that was not forced there (a
+tile added to the menu after the runs), is not eligible: its cost there is unknown, and such a shape is not scored.
+The choice among the eligible: (a) the smallest worst loss, then (b) the smallest mean loss; of the prices that tie
+on both the middle one is taken (the lower of two middles), so that the price sits away from the edges where the scores change.
 
 Writes --out (one row per price: price, worst_loss_pct, mean_loss_pct, shapes_lost (shape and method pairs with a
 loss), pairs, unmeasured_changes, chosen 1 for the choice) and prints the table and the choice. Exit codes: 0
@@ -75,24 +76,28 @@ def weigh(grid, forced):
         losses, unmeasured = [], 0
         for shape, choices in grid.items():
             tile = choices[price]
-            if shape not in forced:  # most candidates' tile here, the first of equals
+            # Scored only where every candidate's tile was forced: a tile added to the menu after the forced runs
+            # leaves the shapes where some candidate takes it unmeasured, like a shape where nothing was forced.
+            measured = shape in forced and all(set(choices.values()) <= set(tiles) for tiles in forced[shape].values())
+            if not measured:  # most candidates' tile here, the first of equals
                 usual = max(dict.fromkeys(choices.values()), key=list(choices.values()).count)
                 unmeasured += tile != usual
                 continue
             for method, tiles in forced[shape].items():
-                if tile not in tiles:
-                    raise InputError("%dx%dx%d %s: the price %d takes %s, which was not forced there"
-                                     % (shape + (method, price, tile)))
                 best = max(tiles.values(), key=lambda r: r["pct_cublas_median"])
                 mine = tiles[tile]
                 tie = sweep_summary.verdict(mine, best) == "tie"
                 losses.append(0.0 if tie else best["pct_cublas_median"] - mine["pct_cublas_median"])
+        if not losses:
+            raise InputError("no shape where every price's tile was forced: force the menu's tiles (all of them) "
+                             "at the sweep's shapes")
         rows.append({"price": price, "worst_loss_pct": max(losses), "mean_loss_pct": statistics.mean(losses),
                      "shapes_lost": sum(1 for v in losses if v > 0), "pairs": len(losses),
                      "unmeasured_changes": unmeasured, "chosen": 0})
     eligible = [r for r in rows if r["unmeasured_changes"] == 0]
     if not eligible:
-        raise InputError("every price changes the choice at a shape where no tile was forced: force the tiles there")
+        raise InputError("every price changes the choice at a shape where its tile was not forced: force the tiles "
+                         "there")
     # Rounded, so that equal outcomes summed in another order tie exactly.
     score = lambda r: (round(r["worst_loss_pct"], 2), round(r["mean_loss_pct"], 2))  # noqa: E731
     best = min(score(r) for r in eligible)

@@ -17,7 +17,9 @@ measurement gives
 where the reference is the menu's first tile, the tallest of the 256-wide ones (Hopper 256x256, Blackwell
 512x256), longest is the plan's longest worker in K tiles (sk_plan --pair-tile with the line's tile, step 10's plan
 with the line's knobs: its max_cost where it splits, else whole rounds) and ms the median over the runs (one per
-LOG) of the lines' median times. Writes one
+LOG) of the lines' median times. A tile is compared with the reference timed in the same runs: a log may time only
+some tiles (a tile added to the menu later, timed beside the reference in runs of its own), and each tile's rate
+takes the reference's median over the logs that time that tile, so no rate compares two sessions' clocks. Writes one
 row per (shape, method, tile) and per tile one row with shape "median" (the median over the rows): the rates the
 kernel's menu carries (kTiles of step11_fitted_tile/hgemm_sm90.cuh, or of hgemm_sm100.cuh for a B200's logs;
 tests/test_tile_rates.py checks the Hopper ones agree with the committed CSV). Exit codes: 0 written, 2 bad input.
@@ -49,12 +51,13 @@ def tile_of(text):
 
 
 def read_times(paths):
-    """{(m, n, k, method): {(rows, cols): (median_ms, runs, fields)}} of the step's lines with a forced tile: each
-    log is one run of the loop, at most one line per point and tile; median_ms is the median over the logs that have
-    the point, runs their count. fields holds the first line's key=value words and "arch" (its kernel, sm90 or
-    sm100); a knob (sk_*, pipe_depth, stages) that differs between runs is refused."""
+    """{(m, n, k, method): {(rows, cols): (median_ms, runs, fields, by_log)}} of the step's lines with a forced tile:
+    each log is one run of the loop, at most one line per point and tile; median_ms is the median over the logs that
+    have the point, runs their count. fields holds the first line's key=value words and "arch" (its kernel, sm90 or
+    sm100); a knob (sk_*, pipe_depth, stages) that differs between runs is refused. by_log: {log index: median_ms}
+    of each run that timed the point and tile (rates() pairs a tile with the reference in the same runs)."""
     lines = {}
-    for path in paths:
+    for index, path in enumerate(paths):
         seen = set()
         with open(path, encoding="utf-8") as f:
             for number, text in enumerate(f, start=1):
@@ -77,12 +80,13 @@ def read_times(paths):
                 if earlier and knobs != earlier[0][2]:
                     raise InputError(f"{where}: knobs differ from the first run's at this point and tile: "
                                      f"{knobs} against {earlier[0][2]}")
-                earlier.append((float(row["median_ms"]), fields, knobs))
+                earlier.append((float(row["median_ms"]), fields, knobs, index))
     if not lines:
         raise InputError(f"no {STEP} --bench line with a forced tile in {', '.join(map(str, paths))}")
     times = {}
     for key, runs in lines.items():
-        times.setdefault(key[:4], {})[key[4]] = (statistics.median(ms for ms, _, _ in runs), len(runs), runs[0][1])
+        times.setdefault(key[:4], {})[key[4]] = (statistics.median(ms for ms, _, _, _ in runs), len(runs), runs[0][1],
+                                                 {index: ms for ms, _, _, index in runs})
     return times
 
 
@@ -106,7 +110,7 @@ def rates(times, sk_plan, workers):
     out = []
     for key, by_tile in times.items():
         point = f"{'x'.join(key[:3])} {key[3]}"
-        archs = {fields["arch"] for ms, runs, fields in by_tile.values()}
+        archs = {fields["arch"] for ms, runs, fields, _ in by_tile.values()}
         if len(archs) != 1:
             raise InputError(f"{point}: lines of both kernels ({', '.join(sorted(archs))}): give one GPU's logs at a "
                              "time")
@@ -114,12 +118,22 @@ def rates(times, sk_plan, workers):
         if not wide or len(by_tile) < 2:
             raise InputError(f"{point}: needs the reference tile ({WIDEST} wide) and at least one other")
         ref = max(wide)  # the tallest 256-wide tile
-        cost = {t: longest(sk_plan, workers, key[:3], fields) for t, (ms, runs, fields) in by_tile.items()}
+        cost = {t: longest(sk_plan, workers, key[:3], fields) for t, (ms, runs, fields, _) in by_tile.items()}
+        ref_runs = by_tile[ref][3]
+
+        def ref_ms(t):  # the reference's median over the runs that timed tile t
+            logs = by_tile[t][3]
+            if not set(logs) <= set(ref_runs):
+                raise InputError(f"{point}: a log times {by_tile[t][2]['tile']} without the reference tile "
+                                 f"{by_tile[ref][2]['tile']}: time the reference in every run")
+            return statistics.median(ref_runs[i] for i in logs)
+
         speed = {t: cost[t][0] * t[0] * t[1] / by_tile[t][0] for t in by_tile}
+        ref_speed = {t: cost[ref][0] * ref[0] * ref[1] / ref_ms(t) for t in by_tile}
         for t in sorted(by_tile, reverse=True):  # the menus' order: taller first, then wider
             out.append({"m": key[0], "n": key[1], "k": key[2], "method": key[3], "tile": by_tile[t][2]["tile"],
                         "median_ms": f"{by_tile[t][0]:g}", "runs": by_tile[t][1], "longest": cost[t][0],
-                        "split": int(cost[t][1]), "rate_permille": round(1000 * speed[t] / speed[ref])})
+                        "split": int(cost[t][1]), "rate_permille": round(1000 * speed[t] / ref_speed[t])})
     for tile in sorted({r["tile"] for r in out}, key=lambda t: tuple(-v for v in tile_of(t))):
         values = [r["rate_permille"] for r in out if r["tile"] == tile]
         out.append({"m": "median", "n": "", "k": "", "method": "", "tile": tile, "median_ms": "", "runs": "",

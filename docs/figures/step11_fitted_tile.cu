@@ -17,7 +17,7 @@ namespace {
 namespace k11 = step11::sm90;
 
 // One color per tile of the menu, in its order (ColorBrewer Set3); the idle share hatched over it.
-const char* const kMenuColors[] = {"#80b1d3", "#b3de69", "#fdb462", "#bebada", "#fccde5"};
+const char* const kMenuColors[] = {"#80b1d3", "#8dd3c7", "#b3de69", "#fdb462", "#bebada", "#fccde5"};
 static_assert(sizeof(kMenuColors) / sizeof(kMenuColors[0]) == facts::kStep11MenuSize, "one color per tile");
 const char* const kInk = "#1f2328";
 const char* const kSplit = "#674ea7";  // a plan that splits (step 10's figure's color for a part)
