@@ -12,7 +12,7 @@ hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 8" $<TARGET_FILE:${ste
 hg_cli_test(${step}/help_tile 0 "--tile" $<TARGET_FILE:${step}> --help)
 # A tile the kernel does not offer is refused before any launch, naming the menu. The tests name the tiles both
 # menus offer by their width (--tile 192 takes the first tile of that width: 256 rows on Hopper, 512 on
-# Blackwell); the short tiles, 128 rows, are Hopper's alone, and their tests skip on Blackwell
+# Blackwell); the short tiles, 128 rows, and 256 x 224 are Hopper's alone, and their tests skip on Blackwell
 # (tests/hopper_tile.sh).
 add_test(NAME gpu/${step}/tile_not_on_menu
          COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "menu" $<TARGET_FILE:${step}> --tile 64)

@@ -242,28 +242,34 @@ TEST_CASE("pick_tile: a width two tiles share names the first, the whole tile na
 }
 
 TEST_CASE("choose_tile: the Hopper menu's choices where the sweep timed every tile") {
-  // docs/results/sweep_tiles: every tile forced at the sweep's shapes with fewer than 4.5 rounds of 256 x 256. At
-  // these seven the price of 2 took a tile whose split ran slower than the tile taken now (the lab's table); six of
-  // the seven now run unsplit.
+  // docs/results/sweep_tiles: every tile of the first five forced at the sweep's shapes with fewer than 4.5 rounds of
+  // 256 x 256. At these seven the price of 2 took a tile whose split ran slower than the tile the price of 7 took
+  // (the lab's table); six of the seven now run unsplit. 256 x 224 joined the menu after those runs: the price of 2
+  // takes it at 512 x 3584 x 3584, and 7 at 512 x 3584 x 18944 (every tile split), where it was not forced.
   const StreamKKnobs knobs;
-  const TileOption menu[] = {kWide, {256, 192, 952}, {256, 128, 894}, {128, 256, 873}, {128, 128, 668}};
+  const TileOption menu[] = {kWide,           {256, 224, 979}, {256, 192, 952},
+                             {256, 128, 894}, {128, 256, 873}, {128, 128, 668}};
   struct Case {
     int m, n, k, was, now;
   };
-  const Case cases[] = {{512, 1600, 6400, 2, 4},  {512, 3584, 3584, 1, 2}, {512, 3584, 18944, 0, 1},
-                        {512, 4096, 14336, 0, 2}, {512, 4608, 3584, 0, 1}, {512, 37888, 3584, 0, 1},
-                        {2048, 4608, 3584, 0, 1}};
+  const Case cases[] = {{512, 1600, 6400, 3, 5},  {512, 3584, 3584, 1, 3}, {512, 3584, 18944, 0, 1},
+                        {512, 4096, 14336, 0, 3}, {512, 4608, 3584, 0, 2}, {512, 37888, 3584, 0, 2},
+                        {2048, 4608, 3584, 0, 2}};
   for (const Case& c : cases) {
     CAPTURE(c.m);
     CAPTURE(c.n);
     CAPTURE(c.k);
-    CHECK(choose_tile(menu, 5, c.m, c.n, c.k, kPairs, knobs, 2) == c.was);
-    const int now = choose_tile(menu, 5, c.m, c.n, c.k, kPairs, knobs);
+    CHECK(choose_tile(menu, 6, c.m, c.n, c.k, kPairs, knobs, 2) == c.was);
+    const int now = choose_tile(menu, 6, c.m, c.n, c.k, kPairs, knobs);
     CHECK(now == c.now);
     CHECK((forecast_tile(menu[now], c.m, c.n, c.k, kPairs, knobs).plan.sk_tiles == 0) == (c.k != 18944));
   }
-  // The benchmark's shapes keep the largest tile.
+  // The benchmark's shapes keep the largest tile, but 5120 x 5120 x 2048, where 256 x 224's 460 tiles fill nearly
+  // seven rounds of the 66 pairs, unsplit (the price of 2 keeps 256 x 256 there, split).
   for (const auto& s : {std::array<int, 3>{4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096},
-                        {16384, 4096, 1024}, {5120, 5120, 2048}, {2304, 4608, 8192}})
-    CHECK(choose_tile(menu, 5, s[0], s[1], s[2], kPairs, knobs) == 0);
+                        {16384, 4096, 1024}, {2304, 4608, 8192}})
+    CHECK(choose_tile(menu, 6, s[0], s[1], s[2], kPairs, knobs) == 0);
+  CHECK(choose_tile(menu, 6, 5120, 5120, 2048, kPairs, knobs) == 1);
+  CHECK(forecast_tile(menu[1], 5120, 5120, 2048, kPairs, knobs).plan.sk_tiles == 0);
+  CHECK(choose_tile(menu, 6, 5120, 5120, 2048, kPairs, knobs, 2) == 0);
 }
