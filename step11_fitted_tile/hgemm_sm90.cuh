@@ -9,8 +9,8 @@
 //
 // This kernel does, in order (step 10's kernel, with the tile's rows and width template parameters):
 //   0. the HOST picks the tile for the problem from a menu of six, pair tiles of 256 x 256, 256 x 224, 256 x 192,
-//      256 x 128, 128 x 256 and 128 x 128, by the predicted time of the longest worker (common/kernel/tile_choice.hpp), then
-//      plans step 10's split over that tiling and launches that tile's instance;
+//      256 x 128, 128 x 256 and 128 x 128, by the predicted time of the longest worker
+//      (common/kernel/tile_choice.hpp), then plans step 10's split over that tiling and launches that tile's instance;
 //   1. CTAs run in clusters of two along M, each CTA's tile BM x BN (BM = 128, or 64 for the short tiles): the pair
 //      computes 2BM x BN outputs, and the two tiles read the same BN rows of B. Thread 0 of each CTA initialises
 //      its barriers, and a cluster barrier publishes them to the peer. Each pair is a WORKER of the stream-K plan
@@ -27,9 +27,10 @@
 //      release store; the tile's OWNER acquires the flags of the workers holding the rest and adds their parts in
 //      K order, so the sum is the same bits in every run;
 //   5. each consumer converts its finished 64 x kWN accumulator (kWN: its columns) to fp16 in registers and writes
-//      it back in chunks of 64 columns (the last of a 224-wide one overlaps the one before) through two staging boxes, chunk c while the next unit's K tile c is
-//      in the tensor core: a TMA store per box, or, when N is not a multiple of 8 (TMA cannot address such rows of
-//      D), a copy by the consumer's threads that tests the edges; a cluster barrier before exit (step 8's rule).
+//      it back in chunks of 64 columns (the last of a 224-wide one overlaps the one before) through two staging
+//      boxes, chunk c while the next unit's K tile c is in the tensor core: a TMA store per box, or, when N is not a
+//      multiple of 8 (TMA cannot address such rows of D), a copy by the consumer's threads that tests the edges; a
+//      cluster barrier before exit (step 8's rule).
 // When the plan takes no split, the host launches the instance without item 4 and the ticket (SPLIT = false).
 //
 // Build and run (from the repository root):
@@ -161,9 +162,9 @@ static_assert(kRingDepth<128, 192, 4> == 4 && kRingDepth<128, 128, 4> == 4 && kR
 constexpr int kFlagsPerWorker = 2 * kConsumers;
 
 // PIPE_DEPTH: stages of the shared-memory ring, read by both consumers: kRingDepth of --pipe-depth for this tile.
-// A stage costs BM * 128 bytes of A and BN * 128 bytes of B: 48, 44, 40 or 32 KiB (24 or 40 KiB for the short tiles);
-// with the 32 KiB of staging boxes, 4 stages of the largest tile, or 8 of the smallest, fill the 227 KiB a CTA may
-// use.
+// A stage costs BM * 128 bytes of A and BN * 128 bytes of B: 48, 44, 40 or 32 KiB (24 or 40 KiB for the short
+// tiles); with the 32 KiB of staging boxes, 4 stages of the largest tile, or 8 of the smallest, fill the 227 KiB a
+// CTA may use.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA). workspace:
 // Tile<BM, BN>::kSlotQuads float4 per worker of the stream-K region. flags: kFlagsPerWorker per such worker; a part of
@@ -315,9 +316,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // --- Writeback of one 64-column chunk: registers -> staging box -> (TMA store or threads) -> GMEM -------
     // Thread t of the warpgroup holds columns 8j + 2(t%4) + {0,1} of rows 16(t/32) + (t%32)/4 (in pending[2j]) and
     // +8 (in pending[2j+1]), j = 0..kWN/8-1: chunk c is j = chunk_col(c)/8 + 0..7. The chunks take the two staging
-    // boxes in turn, counted across tiles: with an odd number of chunks a tile (3, or 1), box chunk % 2 would have the last
-    // chunk of one tile and the first of the next fill the same box one after the other. (With an even number,
-    // chunk % 2 is that turn, known at compile time.)
+    // boxes in turn, counted across tiles: with an odd number of chunks a tile (3, or 1), box chunk % 2 would have
+    // the last chunk of one tile and the first of the next fill the same box one after the other. (With an even
+    // number, chunk % 2 is that turn, known at compile time.)
     const int row = (warp_id % 4) * 16 + lane_id / 4;
     // This consumer's corner of the CTA's tile: its rows and columns start here (Tile).
     const int my_row = consumer * T::kRowStep, my_col = consumer * T::kColStep;

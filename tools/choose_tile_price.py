@@ -16,7 +16,8 @@ of the medians not beyond the larger of the two ranges over the runs). A candida
 candidates' at a shape where no tile was forced, or where some candidate takes a tile that was not forced there (a
 tile added to the menu after the runs), is not eligible: its cost there is unknown, and such a shape is not scored.
 The choice among the eligible: (a) the smallest worst loss, then (b) the smallest mean loss; of the prices that tie
-on both the middle one is taken (the lower of two middles), so that the price sits away from the edges where the scores change.
+on both the middle one is taken (the lower of two middles), so that the price sits away from the edges where the
+scores change.
 
 Writes --out (one row per price: price, worst_loss_pct, mean_loss_pct, shapes_lost (shape and method pairs with a
 loss), pairs, unmeasured_changes, chosen 1 for the choice) and prints the table and the choice. Exit codes: 0
