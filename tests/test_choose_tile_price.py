@@ -9,10 +9,11 @@ sustained) forces every Hopper tile at one shape, 512 x 3584 x 3584, where the p
 tiles split) and the prices 10 to 12 take 256 x 128 whole (and the same tile as each other at every shape). With 256
 x 128 planted fastest beyond the spread, 2 loses and 10, 11 and 12 tie: the middle one, 11, is chosen; with 256 x 224
 within the spread of it, no price loses. With 256 x 224 not forced there, the shape is not scored, and with no
-shape scored the choice is refused. At the other shapes no tile was forced, and the price of 2 departs there
+shape scored the choice is refused; a second --sweep that forced it (and 256 x 256 again, at another time, which
+is not used) makes the shape scored again, with the same choice. At the other shapes no tile was forced, and the price of 2 departs there
 from the others' choice: not eligible. Also: a sweep.csv without forced rows, and fewer than three runs, are refused;
-and by default the chooser reads the committed sweep (docs/results/sweep_tiles/sweep.csv) and makes of it the
-committed docs/results/tile_price.csv, byte for byte.
+and by default the chooser reads the committed sweeps (docs/results/sweep_tiles/sweep.csv and, for 256 x 224,
+docs/results/sweep_tiles224/sweep.csv) and makes of them the committed docs/results/tile_price.csv, byte for byte.
 Python standard library only.
 """
 import contextlib
@@ -51,13 +52,14 @@ def sweep_rows(pcts, runs=3, forced=True, tiles=TILES):
 
 
 class ChooseTilePrice(TempDirTest):
-    def choose(self, rows, prices="2,10,11,12"):
-        sweep = self.dir / "sweep.csv"
-        sweep_summary.write_csv(sweep, rows, sweep_summary.SHAPE_COLUMNS)
+    def choose(self, rows, prices="2,10,11,12", later_rows=None):
+        sweeps = []
+        for i, r in enumerate([rows] + ([later_rows] if later_rows else [])):
+            sweeps += ["--sweep", str(self.dir / f"sweep{i}.csv")]
+            sweep_summary.write_csv(sweeps[-1], r, sweep_summary.SHAPE_COLUMNS)
         out = self.dir / "tile_price.csv"
         with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as se:
-            rc = choose_tile_price.main(["--facts", FACTS, "--sweep", str(sweep), "--out", str(out),
-                                         "--prices", prices])
+            rc = choose_tile_price.main(["--facts", FACTS] + sweeps + ["--out", str(out), "--prices", prices])
         table = {int(r["price"]): r for r in csv.DictReader(io.StringIO(out.read_text()))} if rc == 0 else {}
         return rc, so.getvalue(), se.getvalue(), table
 
@@ -93,6 +95,16 @@ class ChooseTilePrice(TempDirTest):
         rc, _, err, _ = self.choose(rows)
         self.assertEqual(rc, 2)
         self.assertIn("no shape where every price's tile was forced", err)
+
+    def test_a_later_sweep_adds_the_tile_the_first_lacks(self):
+        first = sweep_rows(FAST_NARROW, tiles=[t for t in TILES if t != "256x224"])
+        # The later runs: 256 x 224, and 256 x 256 again, planted fastest there: were it used, 10 to 12 would lose.
+        later = sweep_rows(dict(FAST_NARROW, **{"256x256": (90.0, 89.5, 90.5)}), tiles=["256x256", "256x224"])
+        rc, _, err, table = self.choose(first, later_rows=later)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([p for p, r in table.items() if r["chosen"] == "1"], [11])
+        self.assertEqual(table[2]["worst_loss_pct"], "12.0")
+        self.assertEqual(table[11]["worst_loss_pct"], "0.0")
 
     def test_without_forced_rows_it_is_refused(self):
         rc, _, err, _ = self.choose(sweep_rows(FAST_NARROW, forced=False))

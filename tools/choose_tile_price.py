@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Choose step 11's part price (hg::kTilePartPrice) from the sweep with every tile of the menu forced.
 
-    tools/choose_tile_price.py --facts build/hg_step_facts [--sweep docs/results/sweep_tiles/sweep.csv]
+    tools/choose_tile_price.py --facts build/hg_step_facts [--sweep SWEEP.csv [--sweep MORE.csv ...]]
                                [--out docs/results/tile_price.csv] [--prices 0,1,2,...,12,16]
 
 Reads the per-shape medians of sweep_summary.py's sweep.csv over runs of hgemm_bench --sweep ... --steps
 step11_fitted_tile --tiles 256x256,256x192,... (each tile of the Hopper menu forced, as step11_fitted_tile+MxN), by
-every timing method in the file. `hg_step_facts tile_price_grid` (tools/step_facts.cu: choose_tile itself, with the
+every timing method in the file. A later --sweep adds only the forced tiles the earlier ones lack at a shape and
+method (a tile added to the menu after the first runs, forced in runs of its own); its other rows, the same tiles
+timed again, are not used (the lab page compares them with the first runs'). Without --sweep: the two committed
+ones, docs/results/sweep_tiles/sweep.csv (the first five tiles) and docs/results/sweep_tiles224/sweep.csv (256 x
+224 beside 256 x 256). `hg_step_facts tile_price_grid` (tools/step_facts.cu: choose_tile itself, with the
 kernel's menu and rates) says which tile the heuristic takes at each candidate price, at the sweep's shapes and the
 benchmark's.
 
@@ -33,7 +37,8 @@ import sweep_summary
 from sweep_summary import InputError
 
 STEP = "step11_fitted_tile"
-SWEEP = "sweep_tiles/sweep.csv"  # under docs/results: the sweep with every tile forced, which chose the price
+# Under docs/results: the sweeps with every tile forced, which chose the price (the second adds 256 x 224).
+SWEEPS = ["sweep_tiles/sweep.csv", "sweep_tiles224/sweep.csv"]
 COLUMNS = ["price", "worst_loss_pct", "mean_loss_pct", "shapes_lost", "pairs", "unmeasured_changes", "chosen"]
 DEFAULT_PRICES = "0,1,2,3,4,5,6,7,8,9,10,12,16"
 
@@ -61,8 +66,19 @@ def forced_times(combined):
         out.setdefault((m, n, k), {}).setdefault(method, {})[tile] = row
     if not out:
         raise InputError(f"no rows of {STEP}+MxN: give --sweep the sweep.csv of runs of hgemm_bench --sweep with "
-                         f"--steps {STEP} --tiles ... (sweep_summary.py over them; docs/results/{SWEEP})")
+                         f"--steps {STEP} --tiles ... (sweep_summary.py over them; docs/results/{SWEEPS[0]})")
     return out
+
+
+def read_sweeps(paths):
+    """The rows of every sweep.csv in `paths`, a later file adding only the forced tiles (step+MxN at a shape and
+    method) that the earlier ones lack."""
+    combined = {}
+    for i, path in enumerate(paths):
+        for key, row in sweep_summary.read_combined(path).items():
+            if i == 0 or (key[4].startswith(STEP + "+") and key not in combined):
+                combined[key] = row
+    return combined
 
 
 def weigh(grid, forced):
@@ -112,14 +128,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Choose step 11's part price from the sweep with every tile "
                                                  "forced.")
     parser.add_argument("--facts", required=True, help="the hg_step_facts binary (build/hg_step_facts)")
-    parser.add_argument("--sweep", default=str(registry.ROOT / "docs" / "results" / SWEEP),
-                        help=f"sweep_summary.py's sweep.csv of runs with --tiles (default: docs/results/{SWEEP})")
+    parser.add_argument("--sweep", action="append",
+                        help="sweep_summary.py's sweep.csv of runs with --tiles; again to add the tiles a later set of "
+                             "runs forced (default: docs/results/" + " and docs/results/".join(SWEEPS) + ")")
     parser.add_argument("--out", default=str(registry.ROOT / "docs" / "results" / "tile_price.csv"),
                         help="where the candidates go (default: docs/results/tile_price.csv)")
     parser.add_argument("--prices", default=DEFAULT_PRICES, help=f"the candidate prices (default {DEFAULT_PRICES})")
     args = parser.parse_args(argv)
+    sweeps = args.sweep or [str(registry.ROOT / "docs" / "results" / s) for s in SWEEPS]
     try:
-        rows = weigh(grid_rows(args.facts, args.prices), forced_times(sweep_summary.read_combined(args.sweep)))
+        rows = weigh(grid_rows(args.facts, args.prices), forced_times(read_sweeps(sweeps)))
     except (InputError, OSError, ValueError) as e:
         sys.stderr.write(f"choose_tile_price: {e}\n")
         return 2

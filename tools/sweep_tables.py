@@ -314,8 +314,9 @@ def price_table(results_dir, sub=""):
         raise TableError(f"{results_dir / sub / 'tile_price.csv'} marks {len(chosen)} rows chosen, not one: run "
                          f"{made_by('tile_price.csv', sub)} again")
     lines = [
-        "Each part price of `tools/choose_tile_price.py`, weighed on the sweep with every tile forced "
-        f"(`{SHOWN}/{choose_tile_price.SWEEP}`): at each shape and method, the fastest forced tile's % of cuBLAS "
+        "Each part price of `tools/choose_tile_price.py`, weighed on the sweeps with every tile forced ("
+        + " and ".join(f"`{SHOWN}/{s}`" for s in choose_tile_price.SWEEPS) + ", the second adding the tiles the "
+        "first did not force): at each shape and method, the fastest forced tile's % of cuBLAS "
         "minus that of the tile the price makes the heuristic take (0 within the spread). Worst and mean: over the "
         "shape and method pairs; lost: the pairs with a loss; unmeasured: shapes of the sweep or the benchmark where "
         "no tile was forced and the price departs from most prices' choice (such a price is not eligible). In bold "

@@ -30,14 +30,13 @@ struct TileOption {
 
 /// What one part moved through the workspace costs a worker, in K tiles, when choose_tile compares tiles. The plan of
 /// each tiling is still step 10's (knobs.part_cost, 2 by default, decides whether it splits); only the comparison
-/// prices its parts higher. Chosen by tools/choose_tile_price.py on the H200's sweep with every tile forced
-/// (docs/results/sweep_tiles): at the shapes with fewer than 4.5 rounds of the largest tile, of the prices that
-/// change no choice where the tiles were not all forced, 6 and 7 leave the smallest worst loss against the fastest
-/// tile, and 7 the smaller mean loss. With the menu's first five tiles (all the runs forced), each choice price 7
-/// changed against 2 went to a tile that ran faster under both timing methods (the losses it leaves are the model's
-/// and the rule's: smaller_tile_allowed; docs/lab_step11_fitted_tile.md, "The price"); 256 x 224, added later, was
-/// not forced, and the shapes where some price takes it are left out of the weighing. Which cost the higher price stands for (the owner's wait, the parts' traffic, tiles that no
-/// longer share rows of A or B in L2) is not isolated.
+/// prices its parts higher. Chosen by tools/choose_tile_price.py on the H200's sweeps with every tile forced
+/// (docs/results/sweep_tiles, and sweep_tiles224 for 256 x 224): at the shapes with fewer than 4.5 rounds of the
+/// largest tile, of the prices that change no choice where the tiles were not forced, 5, 6 and 7 leave the smallest
+/// worst loss against the fastest tile, and 7 the smallest mean loss. The losses it leaves are the model's and the
+/// rule's (smaller_tile_allowed), each where 256 x 256 splits part of its tiles and a narrower tile ran faster;
+/// docs/lab_step11_fitted_tile.md, "The price". Which cost the higher price stands for (the owner's wait, the parts'
+/// traffic, tiles that no longer share rows of A or B in L2) is not isolated.
 constexpr int kTilePartPrice = 7;
 
 /// What the heuristic predicts for one tile.
