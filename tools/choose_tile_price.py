@@ -8,7 +8,7 @@ Reads the per-shape medians of sweep_summary.py's sweep.csv over runs of hgemm_b
 step11_fitted_tile --tiles 256x256,256x192,... (each tile of the Hopper menu forced, as step11_fitted_tile+MxN), by
 every timing method in the file. A later --sweep adds only the forced tiles the earlier ones lack at a shape and
 method (a tile added to the menu after the first runs, forced in runs of its own); its other rows, the same tiles
-timed again, are not used (the lab page compares them with the first runs'). Without --sweep: the two committed
+timed again, are not used (they are kept to compare the two sets of runs). Without --sweep: the two committed
 ones, docs/results/sweep_tiles/sweep.csv (the first five tiles) and docs/results/sweep_tiles224/sweep.csv (256 x
 224 beside 256 x 256). `hg_step_facts tile_price_grid` (tools/step_facts.cu: choose_tile itself, with the
 kernel's menu and rates) says which tile the heuristic takes at each candidate price, at the sweep's shapes and the
