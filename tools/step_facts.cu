@@ -136,16 +136,20 @@ std::string tile_choice_table() {
          "worker: its K tiles plus "
       << hg::kTilePartPrice
       << " K tiles per part it moves (`hg::kTilePartPrice`). Idle: the pairs' share of that time without work. "
-         "Predicted: the tile's time over the chosen one's. A smaller tile whose plan splits some tiles but not all "
-         "is no candidate (`hg::smaller_tile_allowed`).\n\n"
-      << "| shape | pair tile | pair tiles | rounds | split | longest worker (K tiles) | idle | predicted | chosen |\n"
-      << "|---|---|---:|---:|---|---:|---:|---:|---|\n";
+         "Weighed: what the comparison counts, the longest worker, or where the plan splits some tiles but not all, "
+         "the rounds of whole tiles (such a split earns no credit). Predicted: the tile's time over the chosen "
+         "one's. A smaller tile whose plan splits some tiles but not all is no candidate "
+         "(`hg::smaller_tile_allowed`).\n\n"
+      << "| shape | pair tile | pair tiles | rounds | split | longest worker (K tiles) | idle | weighed (K tiles) | "
+         "predicted | chosen |\n"
+      << "|---|---|---:|---:|---|---:|---:|---:|---:|---|\n";
   for (const TileChoice& c : step11_tile_choices()) {
     for (int i = 0; i < kStep11MenuSize; ++i) {
       const hg::TileForecast& f = c.forecasts[size_t(i)];
       out << "| " << shape_text(c) << " | " << tile_text(k11::kTiles[i]) << " | " << f.tiles << " | " << f.rounds
           << " | " << (f.plan.sk_tiles > 0 ? "yes, " + std::to_string(f.plan.sk_tiles) + " tiles" : "no") << " | "
-          << f.longest << " | " << fixed(f.idle_permille / 10.0, 1) << "% | " << fixed(c.relative(i), 2) << " | "
+          << f.longest << " | " << fixed(f.idle_permille / 10.0, 1) << "% | " << f.weighed << " | "
+          << fixed(c.relative(i), 2) << " | "
           << (i == c.pick ? "**yes**" : i > 0 && !hg::smaller_tile_allowed(f) ? "no candidate: split in part" : "")
           << " |\n";
     }

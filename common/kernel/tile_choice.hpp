@@ -9,6 +9,8 @@
 // longest worker, in K tiles, times the work of one K tile of that tile, divided by the tile's measured rate. The
 // smallest predicted time wins; a tie goes to the tile listed first. In that comparison a part moved through the
 // workspace costs kTilePartPrice K tiles, more than the plan's own price: fitted on the H200's sweep, not derived.
+// And a plan that splits some tiles but not all is weighed as if it split none: measured, such a split saved from
+// nothing to most of what the plan's arithmetic says, so the comparison credits it nothing (the kernel still runs it).
 #pragma once
 
 #include <cstdint>
@@ -31,13 +33,13 @@ struct TileOption {
 /// What one part moved through the workspace costs a worker, in K tiles, when choose_tile compares tiles. The plan of
 /// each tiling is still step 10's (knobs.part_cost, 2 by default, decides whether it splits); only the comparison
 /// prices its parts higher. Chosen by tools/choose_tile_price.py on the H200's sweeps with every tile forced
-/// (docs/results/sweep_tiles, and sweep_tiles224 for 256 x 224): at the shapes with fewer than 4.5 rounds of the
-/// largest tile, of the prices that change no choice where the tiles were not forced, 5, 6 and 7 leave the smallest
-/// worst loss against the fastest tile, and 7 the smallest mean loss. The losses it leaves are the model's and the
-/// rule's (smaller_tile_allowed), each where 256 x 256 splits part of its tiles and a narrower tile ran faster;
-/// docs/lab_step11_fitted_tile.md, "The price". Which cost the higher price stands for (the owner's wait, the parts'
-/// traffic, tiles that no longer share rows of A or B in L2) is not isolated.
-constexpr int kTilePartPrice = 7;
+/// (docs/results/sweep_tiles, and sweep_tiles224 for 256 x 224), a split in part weighed unsplit: at the shapes with
+/// fewer than 4.5 rounds of the largest tile, the prices from 7 to 16 leave the same smallest worst and mean loss
+/// against the fastest tile (from 7 to 12 the same choice everywhere), and 9 is the middle. The loss left is the
+/// rule's (smaller_tile_allowed, at 2048 x 4800 x 1600); docs/lab_step11_fitted_tile.md, "The price". Which cost the
+/// price stands for (the owner's wait, the parts' traffic, tiles that no longer share rows of A or B in L2) is not
+/// isolated.
+constexpr int kTilePartPrice = 9;
 
 /// What the heuristic predicts for one tile.
 struct TileForecast {
@@ -45,9 +47,10 @@ struct TileForecast {
   int k_tiles = 0;          ///< K tiles of 64, rounded up
   StreamKPlan plan;         ///< step 10's plan for those tiles (plan.sk_tiles == 0: no split)
   int longest = 0;          ///< the longest worker's cost in K tiles: its iterations plus part_price per part moved
+  int weighed = 0;          ///< what choose_tile weighs, in K tiles: longest, or rounds * k_tiles for a split in part
   int rounds = 0;           ///< rounds of whole tiles without a split: ceil(tiles / workers)
   int idle_permille = 0;    ///< the workers' idle share while the longest one runs, in thousandths
-  int64_t predicted = 0;    ///< longest * m * n * 1000 / rate_permille: the time, in units common to the options
+  int64_t predicted = 0;    ///< weighed * m * n * 1000 / rate_permille: the time, in units common to the options
 };
 
 /// The forecast of tile `t` for an M x N x K problem (any sizes >= 1) on `workers` pairs with the split's `knobs`,
@@ -63,7 +66,11 @@ HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, in
   const int64_t busy = int64_t(f.tiles) * f.k_tiles;         // K tiles of work, over all workers
   const int64_t span = int64_t(workers) * f.longest;         // what the workers could do while the longest runs
   f.idle_permille = span > 0 ? int(1000 - (busy * 1000 + span / 2) / span) : 0;  // rounded to the nearest
-  f.predicted = int64_t(f.longest) * t.m * t.n * 1000 / t.rate_permille;
+  // A split in part gets no credit: at 4093 x 3584 x 18944 256 x 256 split ran slower than whole, and a whole
+  // narrower tile faster than both (docs/lab_step11_fitted_tile.md, "The price").
+  const bool split_in_part = f.plan.sk_tiles > 0 && f.plan.sk_tiles < f.tiles;
+  f.weighed = split_in_part ? f.rounds * f.k_tiles : f.longest;
+  f.predicted = int64_t(f.weighed) * t.m * t.n * 1000 / t.rate_permille;
   return f;
 }
 
