@@ -5,7 +5,8 @@
 
 Synthetic raw exports in a temporary directory: the metrics of each launch land in their columns, our kernel keeps
 its template arguments and cuBLAS's name is cut at its first '(', a quantity in another unit of its kind (ms, Gbyte,
-sectors) is converted, a gzipped export is read, and a missing metric, a unit of another kind, a file without
+sectors) is converted, a gzipped export is read, ncu --csv's one row per launch and metric is read as the raw
+page (--set clock: the clock and the cycles it implies), and a missing metric, a unit of another kind, a file without
 ncu's header and an argument without its label are refused (exit 2) in one line.
 Python standard library only.
 """
@@ -92,6 +93,34 @@ class NcuTable(TempDirTest):
         rc, err = run(["x=" + str(self.dir / "s.csv"), "--out", str(self.dir / "t.csv")])
         with open(self.dir / "t.csv", newline="") as f:
             self.assertEqual(next(csv.DictReader(f))["l2_read_mb"], "32.00")  # a million sectors of 32 bytes
+
+    def test_metric_rows_and_clock_set(self):
+        path = self.dir / "m.csv"
+        metrics = [("launch__grid_size", "", "132"), ("gpu__time_duration.sum", "ns", "727,520"),
+                   ("sm__cycles_elapsed.avg.per_second", "hz", "1,444,598,544.83"),
+                   ("sm__inst_executed.sum", "inst", "113,952,596"),
+                   ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "%", "94.67"),
+                   ("lts__t_sector_hit_rate.pct", "%", "69.08"), ("dram__bytes_read.sum", "byte", "1,148,460,544"),
+                   ("dram__bytes_write.sum", "Mbyte", "140.85")]
+        with open(path, "w", newline="") as f:
+            f.write("step10 PASS median_ms=0.89\n==PROF== Connected to process 1\n")
+            w = csv.writer(f)
+            w.writerow(["ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value"])
+            for launch in (0, 1):
+                for name, unit, value in metrics:
+                    w.writerow([launch, 7, "void hgemm_kernel<4, 0, 1>(CUtensorMap_st, int)", "metrics", name, unit,
+                                value if launch == 0 else "1"])
+        rc, err = run(["--set", "clock", "s10=" + str(path), "--out", str(self.dir / "t.csv")])
+        self.assertEqual(rc, 0, err)
+        with open(self.dir / "t.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 2)
+        self.assertEqual((rows[0]["kernel"], rows[0]["grid"], rows[0]["duration_us"], rows[0]["sm_clock_mhz"],
+                          rows[0]["cycles_k"], rows[0]["inst_m"], rows[0]["dram_read_mb"], rows[0]["dram_write_mb"]),
+                         ("hgemm_kernel<4, 0, 1>", "132", "727.52", "1444.60", "1051.0", "113.95", "1148.46", "140.85"))
+        # the full set wants metrics a clock profile lacks, and says which
+        rc, err = run(["s10=" + str(path), "--out", str(self.dir / "t.csv")])
+        self.assertEqual((rc, "no metric sm__cycles_active.avg" in err), (2, True), err)
 
     def test_bad_input_is_refused(self):
         raw(self.dir / "m.csv", [("k", 1)], drop="dram__bytes_read.sum")
