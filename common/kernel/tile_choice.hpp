@@ -53,6 +53,12 @@ struct TileForecast {
   int64_t predicted = 0;    ///< weighed * m * n * 1000 / rate_permille: the time, in units common to the options
 };
 
+/// Whether a plan over `tiles` tiles splits some of them but not all (step 10's plan splits none, every tile, or
+/// the last round's): the case the comparison credits nothing and smaller_tile_allowed keeps to the first tile.
+HG_HD constexpr bool splits_in_part(const StreamKPlan& plan, int tiles) {
+  return plan.sk_tiles > 0 && plan.sk_tiles < tiles;
+}
+
 /// The forecast of tile `t` for an M x N x K problem (any sizes >= 1) on `workers` pairs with the split's `knobs`,
 /// a part moved priced at `part_price` K tiles.
 HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, int K, int workers,
@@ -68,8 +74,7 @@ HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, in
   f.idle_permille = span > 0 ? int(1000 - (busy * 1000 + span / 2) / span) : 0;  // rounded to the nearest
   // A split in part gets no credit: at 4093 x 3584 x 18944 256 x 256 split ran slower than whole, and a whole
   // narrower tile faster than both (docs/lab_step11_fitted_tile.md, "The price").
-  const bool split_in_part = f.plan.sk_tiles > 0 && f.plan.sk_tiles < f.tiles;
-  f.weighed = split_in_part ? f.rounds * f.k_tiles : f.longest;
+  f.weighed = splits_in_part(f.plan, f.tiles) ? f.rounds * f.k_tiles : f.longest;
   f.predicted = int64_t(f.weighed) * t.m * t.n * 1000 / t.rate_permille;
   return f;
 }
@@ -80,7 +85,7 @@ HG_HD constexpr TileForecast forecast_tile(const TileOption& t, int M, int N, in
 /// split on a narrower tile and step 10 ran too, it lost to step 10's widest tile unsplit, beyond the runs' spread
 /// (docs/lab_step11_fitted_tile.md, "The sweep").
 HG_HD constexpr bool smaller_tile_allowed(const TileForecast& f) {
-  return f.plan.sk_tiles == 0 || f.plan.sk_tiles == f.tiles;
+  return !splits_in_part(f.plan, f.tiles);
 }
 
 /// The index in `options` (count of them, largest tile first) of the tile with the smallest predicted time among
