@@ -19,7 +19,8 @@ state. This tool writes, per shape, method and run (and over all runs, run = all
                   the runs' pooled_pct (the runs' paired ratios are pooled instead: paired_pct over every round)
 
 A positive percentage: B took longer. Exit codes: 0 written, 2 bad input (a run without samples.csv, a step
-absent from a run, a file without samples.csv's columns), said in one line. Python standard library only.
+absent from a run, a file without samples.csv's columns or with a value that is not a number, a file that cannot
+be read), said in one line. Python standard library only.
 """
 import argparse
 import collections
@@ -98,7 +99,7 @@ def main(argv=None):
         if len(names) != 2 or not all(names) or names[0] == names[1]:
             raise InputError(f"--steps {args.steps}: give two different steps, A,B")
         rows = compare([(d, read_samples(d)) for d in args.runs], *names)
-    except (InputError, ValueError) as e:
+    except (InputError, OSError, ValueError) as e:
         print(f"round_pairs: {e}", file=sys.stderr)
         return 2
     bench_log_csv.write_rows(args.out, COLUMNS, rows)
