@@ -5,8 +5,8 @@
 
 Synthetic runs in a temporary directory: a round slowed for both kernels moves the pooled medians and not the
 paired ratio, the counts and percentages land in their columns, run = all pools the rounds and takes the runs'
-median pooled ratio, and a run without samples.csv, a step absent from a run, a file without samples.csv's columns
-and --steps that are not two different names are refused (exit 2) in one line.
+median pooled ratio, and a run without samples.csv, a step absent from a run, a file without samples.csv's columns,
+a row cut short and --steps that are not two different names are refused (exit 2) in one line.
 Python standard library only.
 """
 import contextlib
@@ -83,9 +83,12 @@ class RoundPairsTest(TempDirTest):
         samples(self.dir / "only_a", {("a", 0): [1.0]})
         (self.dir / "odd").mkdir()
         (self.dir / "odd" / "samples.csv").write_text("m,n\n1,2\n")
+        (self.dir / "cut").mkdir()
+        (self.dir / "cut" / "samples.csv").write_text(",".join(HEADER) + "\n512,128,64,a,sustained\n")
         for runs, steps, said in [([self.dir / "none"], "a,b", "no such file"),
                                   ([self.dir / "only_a"], "a,b", "no samples of b at 512x128x64 sustained"),
                                   ([self.dir / "odd"], "a,b", "no column(s) k, method, ms, round, step"),
+                                  ([self.dir / "cut"], "a,b", "samples.csv:2: a field is missing"),
                                   ([self.dir / "ok"], "a,a", "give two different steps"),
                                   ([self.dir / "ok"], "a", "give two different steps")]:
             rc, err = run([str(d) for d in runs] + ["--steps", steps, "--out", str(self.dir / "t.csv")])

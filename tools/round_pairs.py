@@ -4,11 +4,10 @@
     tools/round_pairs.py RUN_DIR... --steps A,B --out docs/results/step11_round_ab/round_pairs.csv
 
 RUN_DIR: the --out directory of one `hgemm_bench` run each; its samples.csv holds every timed launch with its round.
-The ladder's median takes each kernel's launches of a run together. On a GPU whose clock drops for a while under
-its power cap, the rounds that fall into such a drop are slow for whichever kernel takes its turn there, and the
-pooled medians of two kernels that do the same work can differ by more than a percent. Within one round the two
-kernels take their turns seconds apart, so the ratio of their medians in that round compares them at one clock
-state. This tool writes, per shape, method and run (and over all runs, run = all):
+The ladder's median takes each kernel's launches of a run together. When single turns run slow (for whatever
+reason: a clock held down for a while, say), they are slow for whichever kernel takes them, and the pooled medians
+of two kernels that do the same work can differ by more than a percent. Within one round the kernels' turns run
+back to back, milliseconds apart, so the ratio of their medians in that round compares them at one moment. This tool writes, per shape, method and run (and over all runs, run = all):
 
   rounds          rounds compared (those in which both kernels ran)
   b_faster        of them, rounds in which B's median is below A's
@@ -19,8 +18,8 @@ state. This tool writes, per shape, method and run (and over all runs, run = all
                   the runs' pooled_pct (the runs' paired ratios are pooled instead: paired_pct over every round)
 
 A positive percentage: B took longer. Exit codes: 0 written, 2 bad input (a run without samples.csv, a step
-absent from a run, a file without samples.csv's columns or with a value that is not a number, a file that cannot
-be read), said in one line. Python standard library only.
+absent from a run, a file without samples.csv's columns, a row with a field missing or not a number, a file
+that cannot be read), said in one line. Python standard library only.
 """
 import argparse
 import collections
@@ -52,7 +51,9 @@ def read_samples(run_dir):
         missing = NEEDED - set(reader.fieldnames or [])
         if missing:
             raise InputError(f"{path}: no column(s) {', '.join(sorted(missing))}; is it hgemm_bench's samples.csv?")
-        for row in reader:
+        for line, row in enumerate(reader, start=2):
+            if None in row.values():
+                raise InputError(f"{path}:{line}: a field is missing; is the file cut short?")
             key = (int(row["m"]), int(row["n"]), int(row["k"]), row["method"])
             times[key][row["step"]][int(row["round"])].append(float(row["ms"]))
     return times
