@@ -59,7 +59,7 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-// --steps a,b: the names in the order given, each one of `choices`, none twice.
+// --steps a,b: the names as given, each one of `choices`, none twice (the tool times them in the registry's order).
 std::vector<std::string> parse_steps(const std::string& value, const std::vector<std::string>& choices) {
   std::vector<std::string> steps;
   for (const std::string& name : split(value, ',')) {
@@ -159,7 +159,8 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
        "  is skipped for that kernel with a note on stderr (cuBLAS runs every shape). Bad content exits 2 with\n"
        "  FILE:LINE and the reason. Writes <out>/sweep_run.csv (the ladder's columns, then model, layer,\n"
        "  source and skipped), sweep_run.json and sweep_samples.csv; tools/sweep_summary.py combines runs.\n"
-       "--steps NAME,...: time these steps instead of the ladder (cuBLAS always), named as in steps.json:";
+       "--steps NAME,...: time these steps instead of the ladder (cuBLAS always), in the registry's order\n"
+       "  whatever the order named (the first of them opens every round), named as in steps.json:";
   size_t width = 200;  // the names wrapped into lines of about 100 characters
   for (size_t i = 0; i < step_names.size(); ++i) {
     const std::string item = step_names[i] + (i + 1 < step_names.size() ? "," : "");
