@@ -26,6 +26,7 @@
 //   cmake --preset default && cmake --build build --target hg_multicast_probe
 //   ./build/lab/hg_multicast_probe                       # 512 x 1600 x 6400, every cluster shape, checked, timed
 //   ./build/lab/hg_multicast_probe --m 512 --n 3584 --k 3584 --iters 200
+//   ./build/lab/hg_multicast_probe --break --iters 1     # slices misplaced: FAIL wherever a cluster has 2+ CTAs
 //
 // Output: one line per cluster shape (CSV on stdout): the CTAs, the clusters resident at once, the bytes TMA
 // delivers into shared memory and, nominally, the bytes it reads from L2 (a multicast box once, boxes past the
@@ -79,7 +80,7 @@ __device__ void wait(uint64_t* bar, uint32_t parity) {
 template <int CM, int CN, bool CHECK>
 __global__ void __launch_bounds__(kThreads, 1)
     probe_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b, int K,
-                 int m_clusters, long long* sums) {
+                 int m_clusters, long long* sums, bool misplace) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(kTileM % CN == 0 && kTileN % CM == 0, "each slice is whole rows");
   static_assert((kTileM / CN) * kBlkK * 2 % 1024 == 0 && (kTileN / CM) * kBlkK * 2 % 1024 == 0,
@@ -112,10 +113,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       wait(&smem.empty_bar[s], phase ^ 1);  // every receiver read this stage one trip ago
       const int32_t a_coords[2] = {i * kBlkK, tile_m * kTileM + rn * (kTileM / CN)};  // K innermost
       const int32_t b_coords[2] = {i * kBlkK, tile_n * kTileN + rm * (kTileN / CM)};
-      ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[s] + rn * (kABytes / CN), &tmap_a,
-                                a_coords, &smem.full_bar[s], a_mask);
-      ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[s] + rm * (kBBytes / CM), &tmap_b,
-                                b_coords, &smem.full_bar[s], b_mask);
+      // --break (checked launch only): every slice lands at offset 0, the right bytes in the wrong rows.
+      const bool wrong = CHECK && misplace;
+      ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.A[s] + (wrong ? 0 : rn * (kABytes / CN)),
+                                &tmap_a, a_coords, &smem.full_bar[s], a_mask);
+      ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, smem.B[s] + (wrong ? 0 : rm * (kBBytes / CM)),
+                                &tmap_b, b_coords, &smem.full_bar[s], b_mask);
       // The stage completes when this arrival and all of A and B (from every sender) are in.
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &smem.full_bar[s],
                                      uint32_t(kABytes + kBBytes));
@@ -158,6 +161,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 struct Options {
   int m = 512, n = 1600, k = 6400, iters = 100;
+  bool misplace = false;  // --break: the checked launch puts every slice at offset 0 (the check must fail)
 };
 
 int parse_int(const char* flag, const char* value) {
@@ -199,7 +203,8 @@ bool run_shape(const Options& o, const __half* a, const __half* b, const std::ve
 
   // Checked: each CTA's sums against the host's, over the rows of its tile inside the matrices.
   hg::DeviceBuffer<long long> sums(2 * int64_t(ctas));
-  HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, true>, tmap_a, tmap_b, o.k, m_clusters, sums.get()));
+  HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, true>, tmap_a, tmap_b, o.k, m_clusters, sums.get(),
+                                   o.misplace));
   hg::check_kernel("the multicast probe (checked launch)", stream);
   const std::vector<long long> got = sums.to_host();
   int bad = 0;
@@ -216,12 +221,12 @@ bool run_shape(const Options& o, const __half* a, const __half* b, const std::ve
   // Timed: the unchecked kernel, 10 untimed launches, then --iters back to back, each between two events (queued
   // without a wait, so the GPU does not idle between them: burst timing, as hgemm_bench's).
   for (int i = 0; i < 10; ++i)
-    HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, false>, tmap_a, tmap_b, o.k, m_clusters, nullptr));
+    HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, false>, tmap_a, tmap_b, o.k, m_clusters, nullptr, false));
   std::vector<cudaEvent_t> ev(2 * size_t(o.iters));
   for (auto& e : ev) HG_CUDA_CHECK(cudaEventCreate(&e));
   for (int i = 0; i < o.iters; ++i) {
     HG_CUDA_CHECK(cudaEventRecord(ev[2 * size_t(i)], stream));
-    HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, false>, tmap_a, tmap_b, o.k, m_clusters, nullptr));
+    HG_CUDA_CHECK(cudaLaunchKernelEx(&cfg, probe_kernel<CM, CN, false>, tmap_a, tmap_b, o.k, m_clusters, nullptr, false));
     HG_CUDA_CHECK(cudaEventRecord(ev[2 * size_t(i) + 1], stream));
   }
   HG_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -247,8 +252,13 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--break") {
+      o.misplace = true;
+      continue;
+    }
     if (i + 1 >= argc || (flag != "--m" && flag != "--n" && flag != "--k" && flag != "--iters")) {
-      std::fprintf(stderr, "usage: hg_multicast_probe [--m M] [--n N] [--k K] [--iters I] (got '%s')\n", argv[i]);
+      std::fprintf(stderr, "usage: hg_multicast_probe [--m M] [--n N] [--k K] [--iters I] [--break] (got '%s')\n",
+                   argv[i]);
       return 2;
     }
     const int v = parse_int(argv[i], argv[i + 1]);
