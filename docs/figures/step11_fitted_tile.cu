@@ -57,7 +57,6 @@ bool draw_step11_tile_choice(Svg& svg) {
     for (int i = 0; i < facts::kStep11MenuSize; ++i) most = c.relative(i) > most ? c.relative(i) : most;
   }
 
-  const StreamKKnobs knobs;
   const double x0 = 250, unit = 440;  // a bar's left edge; pixels per chosen tile's time
   const double c0 = x0 + most * unit + 16;
   const double cols[] = {c0, c0 + 46, c0 + 100, c0 + 190, c0 + 240};  // time, rounds, split, idle, chosen
