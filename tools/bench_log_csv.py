@@ -111,6 +111,20 @@ def write_rows(path, columns, rows):
         writer.writerows(rows)
 
 
+def write_table(tool, out, columns, make_rows, bad_input):
+    """The end of a table tool's command line: the rows make_rows() returns, written to `out` (write_rows) with one
+    line saying so; an exception of the types `bad_input` is the tool's bad input, said in one line
+    ("tool: message"), exit code 2. Returns the exit code."""
+    try:
+        rows = make_rows()
+    except bad_input as e:
+        sys.stderr.write(f"{tool}: {e}\n")
+        return 2
+    write_rows(out, columns, rows)
+    print(f"{tool}: {len(rows)} rows written to {out}")
+    return 0
+
+
 def main(argv=None):
     """The command line (see the module's docstring); returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -118,14 +132,8 @@ def main(argv=None):
     parser.add_argument("--source", required=True, help="when, where and how the logs were made (into every row)")
     parser.add_argument("--out", required=True, type=pathlib.Path, help="the CSV to write")
     args = parser.parse_args(argv)
-    try:
-        rows = rows_of(read_logs(args.logs), args.source)
-    except (InputError, OSError) as e:
-        sys.stderr.write(f"bench_log_csv: {e}\n")
-        return 2
-    write_rows(args.out, COLUMNS, rows)
-    print(f"bench_log_csv: {len(rows)} rows written to {args.out}")
-    return 0
+    return write_table("bench_log_csv", args.out, COLUMNS, lambda: rows_of(read_logs(args.logs), args.source),
+                       (InputError, OSError))
 
 
 if __name__ == "__main__":

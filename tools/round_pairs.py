@@ -29,7 +29,7 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import bench_log_csv  # noqa: E402  (write_rows: how every results CSV is written)
+import bench_log_csv  # noqa: E402  (write_table: how every results table is written)
 
 COLUMNS = ["m", "n", "k", "method", "run", "rounds", "b_faster", "paired_pct", "round_min_pct", "round_max_pct",
            "pooled_pct", "a", "b"]
@@ -95,17 +95,14 @@ def main(argv=None):
     parser.add_argument("--steps", required=True, help="A,B: B is compared with A")
     parser.add_argument("--out", required=True, type=pathlib.Path, help="the CSV to write")
     args = parser.parse_args(argv)
-    try:
+
+    def rows():
         names = args.steps.split(",")
         if len(names) != 2 or not all(names) or names[0] == names[1]:
             raise InputError(f"--steps {args.steps}: give two different steps, A,B")
-        rows = compare([(d, read_samples(d)) for d in args.runs], *names)
-    except (InputError, OSError, ValueError) as e:
-        print(f"round_pairs: {e}", file=sys.stderr)
-        return 2
-    bench_log_csv.write_rows(args.out, COLUMNS, rows)
-    print(f"round_pairs: {len(rows)} rows from {len(args.runs)} run(s) written to {args.out}")
-    return 0
+        return compare([(d, read_samples(d)) for d in args.runs], *names)
+
+    return bench_log_csv.write_table("round_pairs", args.out, COLUMNS, rows, (InputError, OSError, ValueError))
 
 
 if __name__ == "__main__":

@@ -148,14 +148,9 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=66, help="CTA pairs of the GPU the logs ran on (H200: 66)")
     parser.add_argument("--out", required=True, type=pathlib.Path)
     args = parser.parse_args(argv)
-    try:
-        rows = rates(read_times(args.logs), args.sk_plan, args.workers)
-    except (InputError, OSError) as e:
-        sys.stderr.write(f"tile_rates: {e}\n")
-        return 2
-    bench_log_csv.write_rows(args.out, COLUMNS, rows)
-    print(f"tile_rates: {len(rows)} rows written to {args.out}")
-    return 0
+    return bench_log_csv.write_table("tile_rates", args.out, COLUMNS,
+                                     lambda: rates(read_times(args.logs), args.sk_plan, args.workers),
+                                     (InputError, OSError))
 
 
 if __name__ == "__main__":
