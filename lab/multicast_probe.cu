@@ -17,8 +17,8 @@
 //   2. its producer loads 64 / CN rows of the A tile, multicast to the CN CTAs of its tile row, and 128 / CM rows
 //      of the B tile, multicast to the CM CTAs of its tile column; the slices land at their offsets in every
 //      receiver, so each CTA's stage holds its whole A and B tiles once all its senders have loaded;
-//   3. its consumer waits for the stage (full_bar: its own producer's expected bytes), optionally sums it
-//      (--check), and releases it to every CTA that writes into it (its tile row's and tile column's CTAs:
+//   3. its consumer waits for the stage (full_bar: its own producer's expected bytes), in the checked launch sums
+//      it (below), and releases it to every CTA that writes into it (its tile row's and tile column's CTAs:
 //      CM + CN - 1 of them, itself once), so no sender overwrites a stage a receiver has not read;
 //   4. a cluster barrier before exit: no CTA leaves while a peer may still write into it or arrive on its barriers.
 //
