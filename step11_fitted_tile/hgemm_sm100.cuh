@@ -9,8 +9,8 @@
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).
 //
-// What this step adds to step 10: a MENU of pair tiles, 512 x 256 (step 10's), 512 x 192 and 512 x 128, compiled
-// from one kernel body with the tile's N as a template parameter BN, and a host heuristic that picks one from the
+// What this step adds to step 10: a MENU of pair tiles, 512 x 256 (step 10's), 512 x 224, 512 x 192 and 512 x 128,
+// compiled from one kernel body with the tile's N as a template parameter BN, and a host heuristic that picks one from the
 // problem (common/kernel/tile_choice.hpp); and ANY shape: M, N >= 1 and K a multiple of 8, the tiles counted
 // with rounding up, TMA zero-filling the loads and clipping the stores at the ragged edges (or, when N is not a
 // multiple of 8 and no tensor map can describe D, the epilogue's threads storing each staged box, edges tested).
@@ -28,8 +28,8 @@
 //      the FLOPs. Rows, columns and K beyond the problem load as zeros (the K tiles are ceil(K / 64));
 //   3. the leader's MMA warps 8 and 9 (one per consumer) wait on the same full barrier and each frees the
 //      stage with its own multicast commit: "empty" counts 2; consumer c's last commit of a unit reaches both
-//      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in BN/64 chunks of 64
-//      columns; each of its threads arrives on the leader's acc_empty_bar[c] after its last read;
+//      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in chunks of 64
+//      columns (224: the fourth overlaps the third); each of its threads arrives on the leader's acc_empty_bar[c] after its last read;
 //   4. a unit that starts after K tile 0 is a PART of a split tile: epilogue c reads its fp32 accumulator from
 //      TMEM (and gives the columns back at once), stores it to this worker's workspace slot and publishes it
 //      with a release store to its flag; the unit that starts at K tile 0 (the tile's OWNER) waits for the flags
@@ -102,9 +102,9 @@ struct Tile {
   // PTX ISA, tcgen05 "Matrix Shape" (table "Various combinations of .kind and shapes"): .kind::f16, cta_group::2,
   // dense, M = 256: N from 16 to 256 in steps of 16, K = 16.
   static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "tcgen05.mma cta_group::2 M = 256 needs N = 16..256, step 16");
-  static_assert(BN % kDBoxCols == 0, "the epilogue drains the accumulator in whole 64-column chunks");
-  static constexpr int B_ROWS = BN / 2;  // rows of B (columns of D) each CTA of the pair loads: 128, 96 or 64
-  // This CTA's half of the pair's B tile, [B_ROWS][64 K] fp16: 16, 12 or 8 KiB. Whole 128B-swizzle atoms (8 rows
+  static_assert(BN >= kDBoxCols, "the epilogue drains the accumulator in chunks of 64 columns");
+  static constexpr int B_ROWS = BN / 2;  // rows of B (columns of D) each CTA of the pair loads: 128, 112, 96 or 64
+  // This CTA's half of the pair's B tile, [B_ROWS][64 K] fp16: 16, 14, 12 or 8 KiB. Whole 128B-swizzle atoms (8 rows
   // of 128 bytes), so every stage starts 1024-aligned and the descriptor's 1024-byte stride (SBO) holds.
   static constexpr int kBTileBytes = B_ROWS * BLK_K * 2;
   static_assert(B_ROWS % 8 == 0 && kBTileBytes % hg::kSwizzleAtomBytes == 0, "B must be whole swizzle atoms");
@@ -114,15 +114,23 @@ struct Tile {
   static_assert(kTmemCols == 512 && BN <= kAccStride, "two accumulators of up to 256 columns fill the 512");
   // The leader's full barrier counts the bytes of BOTH CTAs: 2 x (2 A blocks + 1 B part); whole boxes, also
   // where TMA fills a box's rows or K beyond the problem with zeros.
-  static constexpr uint32_t kPairTmaBytes = 2 * (kConsumers * kATileBytes + kBTileBytes);  // 98304, 90112, 81920
+  // 98304, 94208, 90112 or 81920.
+  static constexpr uint32_t kPairTmaBytes = 2 * (kConsumers * kATileBytes + kBTileBytes);
   static constexpr uint32_t kInstrDesc = hg::sm100_instr_desc_f16(MMA_M, BN);  // fp16 x fp16 -> fp32, 256 x BN
-  static constexpr int kChunks = BN / kDBoxCols;  // epilogue chunks of 64 columns: 4, 3 or 2
+  static constexpr int kChunks = (BN + kDBoxCols - 1) / kDBoxCols;  // epilogue chunks of 64 columns: 4, 4, 3 or 2
+  // Chunk c's first column in the accumulator: 64c, or for 224's last chunk BN - 64 = 160, so that it stores
+  // columns 160..191 a second time (the same values: a box of D is 64 columns, and a 32-column box would need a
+  // tensor map of its own), as Hopper's 256 x 224 tile does.
+  __host__ __device__ static constexpr int chunk_col(int c) {
+    return c * kDBoxCols < BN - kDBoxCols ? c * kDBoxCols : BN - kDBoxCols;
+  }
+  static_assert(chunk_col(kChunks - 1) + kDBoxCols == BN, "the last chunk ends at the tile's last column");
   // The workspace (global memory): one slot per worker, a part of one split tile, fp32 in TMEM's order: slot
   // [worker][rank][consumer][q = 0..BN/4-1][thread 0..127] of float4, columns 4q..4q+3 of that thread's row (its
   // TMEM lane), so a warp's float4 stores and loads cover 512 contiguous bytes. A worker holds at most one part
   // (its first unit: common/kernel/stream_k.hpp says why), so its slot is never reused within a launch.
   static constexpr int kAccQuads = BN / 4;  // float4 per epilogue thread
-  // Per worker, 2 CTAs: 512, 384 or 256 KiB.
+  // Per worker, 2 CTAs: 512, 448, 384 or 256 KiB.
   static constexpr int kSlotQuads = 2 * kConsumers * kAccQuads * hg::kWarpgroupThreads;
 };
 
@@ -151,9 +159,10 @@ constexpr int kTileSmemBytes = sizeof(Smem<BN, PIPE_DEPTH>) + 1024;  // + slack 
 /// The menu: the pair tiles this kernel offers, largest first (a tie of the heuristic goes to the first). The
 /// rates (common/kernel/tile_choice.hpp) are not measured: no Blackwell GPU has run this kernel, so they are all
 /// 1000 and the heuristic chooses by balance alone; docs/blackwell_checks.md lists measuring them.
-constexpr hg::TileOption kTiles[] = {{512, 256, 1000}, {512, 192, 1000}, {512, 128, 1000}};
+constexpr hg::TileOption kTiles[] = {{512, 256, 1000}, {512, 224, 1000}, {512, 192, 1000}, {512, 128, 1000}};
 constexpr int kTileCount = int(sizeof(kTiles) / sizeof(kTiles[0]));
-static_assert(kTiles[0].m == CLUSTER_TILE_M && kTiles[1].m == CLUSTER_TILE_M && kTiles[2].m == CLUSTER_TILE_M,
+static_assert(kTiles[0].m == CLUSTER_TILE_M && kTiles[1].m == CLUSTER_TILE_M && kTiles[2].m == CLUSTER_TILE_M &&
+                  kTiles[3].m == CLUSTER_TILE_M,
               "every tile of the menu is the pair's 512 rows: BN is the only template parameter");
 // The largest tile's shared memory at each ring depth: the most any tile of the menu needs (the generated dispatch
 // asserts it fits, for each depth the registry offers).
@@ -174,7 +183,7 @@ __host__ __device__ constexpr PairTiles pair_tiles(int m, int n) {
 }
 
 // BN: the pair tile's columns, one of the menu's (kTiles). PIPE_DEPTH: stages of the shared-memory ring
-// (--pipe-depth); each stage costs 32 KiB of A plus BN/2 x 128 bytes of B: 48, 44 or 40 KiB.
+// (--pipe-depth); each stage costs 32 KiB of A plus BN/2 x 128 bytes of B: 48, 46, 44 or 40 KiB.
 // BREAK selects a deliberately broken variant for --break (common/kernel/gemm.hpp); kNone is the real kernel.
 // plan: the stream-K plan of this launch (host-computed, the same for every CTA), over pair_tiles<BN>'s tiles and
 // ceil(K / 64) K tiles. workspace: Tile<BN>::kSlotQuads float4
@@ -375,7 +384,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll 1  // one chunk at a time: unrolled, ptxas overlaps the chunks' TMEM loads and the kernel spills
           for (int chunk = 0; chunk < T::kChunks; ++chunk) {
             uint32_t acc_regs[kDBoxCols];
-            const int col = c * kAccStride + chunk * kDBoxCols;  // this chunk's first TMEM column
+            const int col = c * kAccStride + T::chunk_col(chunk);  // this chunk's first TMEM column
             ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, col));
             ptx::tcgen05_wait_ld();
             if (chunk == T::kChunks - 1) {
@@ -386,7 +395,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
 #pragma unroll
             for (int j = 0; j < kDBoxCols; j += 4)  // .cg (PTX ISA "Cache Operators"): to L2, where the owner reads
-              __stcg(&part[(chunk * kDBoxCols + j) / 4 * hg::kWarpgroupThreads + row],
+              __stcg(&part[(T::chunk_col(chunk) + j) / 4 * hg::kWarpgroupThreads + row],
                      make_float4(__uint_as_float(acc_regs[j]), __uint_as_float(acc_regs[j + 1]),
                                  __uint_as_float(acc_regs[j + 2]), __uint_as_float(acc_regs[j + 3])));
           }
@@ -407,8 +416,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // [fixup]
       for (int chunk = 0; chunk < T::kChunks; ++chunk) {
-        uint32_t acc_regs[kDBoxCols];  // columns 64*chunk .. +63 of row `row`, fp32 bit patterns
-        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * kAccStride + chunk * kDBoxCols));
+        uint32_t acc_regs[kDBoxCols];  // columns chunk_col(chunk) .. +63 of row `row`, fp32 bit patterns
+        ptx::tcgen05_ld_32x32b(acc_regs, hg::tmem_addr(tmem_base, ep_warp * 32, c * kAccStride + T::chunk_col(chunk)));
         ptx::tcgen05_wait_ld();  // the registers hold the data only after wait::ld
         if (chunk == T::kChunks - 1) {
           // This thread's row is read: give it back at once, on the LEADER's acc_empty_bar (its MMA warp waits
@@ -418,7 +427,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         // An owner adds the parts to its own sum in K order (w increasing), so the bits do not depend on timing.
         for (int w = worker + 1; owner && w <= plan.last_holder(unit.tile); ++w) {
-          const float4* part = part_of(w) + chunk * (kDBoxCols / 4) * hg::kWarpgroupThreads;
+          const float4* part = part_of(w) + T::chunk_col(chunk) / 4 * hg::kWarpgroupThreads;
 #pragma unroll
           for (int j = 0; j < kDBoxCols; j += 4) {
             const float4 p = __ldcg(&part[j / 4 * hg::kWarpgroupThreads + row]);  // L2: written by another SM
@@ -444,7 +453,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ptx::named_barrier_sync(kEpilogueBar + c, kEpilogueThreads);  // the whole chunk is staged
         if constexpr (!D_BY_THREADS) {
           if (wg_tid == 0) {
-            const int32_t d_coords[2] = {tile_n0 + chunk * kDBoxCols, tile_m0};  // innermost (columns) first
+            const int32_t d_coords[2] = {tile_n0 + T::chunk_col(chunk), tile_m0};  // innermost (columns) first
             ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tmap_d, d_coords, Ds);
             ptx::cp_async_bulk_commit_group();
           }
@@ -453,7 +462,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // N is not a multiple of 8: the warpgroup copies the box out itself, element by element, skipping what
           // lies outside D. The barrier before the next chunk is staged orders these reads before the refill.
           hg::store_box_by_threads<BLK_M, hg::kWarpgroupThreads>(Ds, d_by_threads, M, N, tile_m0,
-                                                                 tile_n0 + chunk * kDBoxCols, wg_tid);
+                                                                 tile_n0 + T::chunk_col(chunk), wg_tid);
           // [store_by_threads]
         }
       }
@@ -556,11 +565,12 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
     return prepare_tile<kLargest, PIPE_DEPTH, BREAK>(g, knobs, pairs);
   } else {
     const int pick = hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, tile, chosen, "Blackwell");
-    static_assert(kTileCount == 3, "one case per tile of the menu");
+    static_assert(kTileCount == 4, "one case per tile of the menu");
     switch (pick) {
       case 0: return prepare_tile<kTiles[0].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
       case 1: return prepare_tile<kTiles[1].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
-      default: return prepare_tile<kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      case 2: return prepare_tile<kTiles[2].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
+      default: return prepare_tile<kTiles[3].n, PIPE_DEPTH, BREAK>(g, knobs, pairs);
     }
   }
 }

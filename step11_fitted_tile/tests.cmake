@@ -12,8 +12,7 @@ hg_cli_test(${step}/shape_rule 2 "K must be a multiple of 8" $<TARGET_FILE:${ste
 hg_cli_test(${step}/help_tile 0 "--tile" $<TARGET_FILE:${step}> --help)
 # A tile the kernel does not offer is refused before any launch, naming the menu. The tests name the tiles both
 # menus offer by their width (--tile 192 takes the first tile of that width: 256 rows on Hopper, 512 on
-# Blackwell); the short tiles, 128 rows, and 256 x 224 are Hopper's alone, and their tests skip on Blackwell
-# (tests/hopper_tile.sh).
+# Blackwell); the short tiles, 128 rows, are Hopper's alone, and their tests skip on Blackwell (tests/hopper_tile.sh).
 add_test(NAME gpu/${step}/tile_not_on_menu
          COMMAND ${HG_TEST_DIR}/expect_exit.sh --gpu 2 "menu" $<TARGET_FILE:${step}> --tile 64)
 set_tests_properties(gpu/${step}/tile_not_on_menu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
@@ -23,18 +22,18 @@ add_test(NAME gpu/${step}/tile_in_result_line
                  --m 1000 --n 1000 --k 1000 --tile 192)
 set_tests_properties(gpu/${step}/tile_in_result_line PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 # Every tile of the menu at ragged shapes (no dimension a multiple of its tile), both input modes: --init int is
-# bit-exact, so an element added twice, lost or written outside D fails.
-foreach(width 256 192 128)
+# bit-exact, so an element added twice, lost or written outside D fails. Width 224 makes four epilogue chunks of
+# 64 columns, the last overlapping the one before.
+foreach(width 256 224 192 128)
   hg_ring_runs(${step} ragged_1000x1000x1000_w${width} --m 1000 --n 1000 --k 1000 --tile ${width})
   hg_step_runs(${step} split_ragged_300x328x8000_w${width} --m 300 --n 328 --k 8000 --tile ${width})
 endforeach()
-# The tiles only Hopper's menu has: the short ones, and 256 x 224, whose last epilogue chunk overlaps the one before
-# (the same runs, and an odd N: the threads' store, from a consumer's half of the columns in a short tile).
-# hg_step_runs through tests/hopper_tile.sh, which skips on Blackwell.
+# The tiles only Hopper's menu has: the short ones (the same runs, and an odd N: the threads' store, from a
+# consumer's half of the columns). hg_step_runs through tests/hopper_tile.sh, which skips on Blackwell.
 function(hg_hopper_tile_runs step name)
   hg_gpu_test(${step}/${name} ${HG_TEST_DIR}/hopper_tile.sh $<TARGET_FILE:${step}> --init both ${ARGN})
 endfunction()
-foreach(tile 256x224 128x256 128x128)
+foreach(tile 128x256 128x128)
   hg_hopper_tile_runs(${step} ragged_1000x1000x1000_${tile} --pipe-depth all --m 1000 --n 1000 --k 1000 --tile ${tile})
   hg_hopper_tile_runs(${step} split_ragged_300x328x8000_${tile} --m 300 --n 328 --k 8000 --tile ${tile})
   hg_hopper_tile_runs(${step} odd_n_1000x1001x1000_${tile} --m 1000 --n 1001 --k 1000 --tile ${tile})
@@ -43,7 +42,7 @@ endforeach()
 # (256 x 192: 3, 128 x 128: 1) must still alternate its two staging boxes across tiles.
 hg_step_runs(${step} one_k_tile_2048x2048x64_w192 --m 2048 --n 2048 --k 64 --tile 192)
 hg_hopper_tile_runs(${step} one_k_tile_2048x2048x64_128x128 --m 2048 --n 2048 --k 64 --tile 128x128)
-hg_hopper_tile_runs(${step} one_k_tile_2048x2048x64_256x224 --m 2048 --n 2048 --k 64 --tile 256x224)
+hg_step_runs(${step} one_k_tile_2048x2048x64_w224 --m 2048 --n 2048 --k 64 --tile 224)
 # The edges: one row, one column, one more than a pair tile, K = 8 (one K tile, mostly zeros), a prime M, and the
 # heuristic's own choice at shapes no tiled step accepts.
 hg_step_runs(${step} one_row_1x4096x512 --m 1 --n 4096 --k 512)
@@ -54,7 +53,7 @@ hg_step_runs(${step} prime_m_1009x640x344 --m 1009 --n 640 --k 344)
 hg_step_runs(${step} auto_2000x6000x1600 --m 2000 --n 6000 --k 1600)
 # N not a multiple of 8: no tensor map can describe D's rows, so the threads store D, testing the edges. Every tile
 # of the menu, a split (few tiles, long K: the heuristic splits) and GPT-2's 50257-word vocabulary.
-foreach(width 256 192 128)
+foreach(width 256 224 192 128)
   hg_step_runs(${step} odd_n_1000x1001x1000_w${width} --m 1000 --n 1001 --k 1000 --tile ${width})
 endforeach()
 hg_step_runs(${step} odd_n_split_300x333x8000 --m 300 --n 333 --k 8000)
@@ -71,7 +70,7 @@ hg_sanitizer_test(${step} "odd_n/" --init int --m 200 --n 333 --k 520 --tile 192
 # A short tile (Hopper): two consumers on one 64-row wgmma each, each its half of the columns; M and N ragged.
 set(HG_SANITIZER_WRAPPER ${HG_TEST_DIR}/hopper_tile.sh)  # skips on Blackwell, whose menu lacks the tile
 hg_sanitizer_test(${step} "short/" --init int --m 200 --n 264 --k 520 --tile 128x128)
-# 256 x 224 (Hopper): its overlapping last chunk, two tile columns, the second partial, and the threads' store.
-hg_sanitizer_test(${step} "w224/" --init int --m 300 --n 392 --k 520 --tile 256x224)
-hg_sanitizer_test(${step} "w224_odd_n/" --init int --m 300 --n 333 --k 520 --tile 256x224)
 unset(HG_SANITIZER_WRAPPER)
+# Width 224: its overlapping last chunk, two tile columns, the second partial, and the threads' store.
+hg_sanitizer_test(${step} "w224/" --init int --m 300 --n 392 --k 520 --tile 224)
+hg_sanitizer_test(${step} "w224_odd_n/" --init int --m 300 --n 333 --k 520 --tile 224)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # hopper_tile.sh COMMAND...
-# Runs COMMAND, a step run with a --tile that only the Hopper kernel's menu offers (step 11's short tiles and
-# 256 x 224), and passes its exit code on. On a GPU that runs the Blackwell kernel the step refuses that tile before
-# any launch (exit 2, naming the Blackwell menu; under run_sanitizer.sh the refusal shows as its failure): the test
-# is then skipped (77), not failed.
+# Runs COMMAND, a step run with a --tile that only the Hopper kernel's menu offers (step 11's short tiles), and
+# passes its exit code on. On a GPU that runs the Blackwell kernel the step refuses that tile before any launch
+# (exit 2, naming the Blackwell menu; under run_sanitizer.sh the refusal shows as its failure): the test is then
+# skipped (77), not failed.
 set -u
 out=$("$@" 2>&1); rc=$?
 echo "$out"

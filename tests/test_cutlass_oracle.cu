@@ -235,7 +235,7 @@ TEST_CASE("cutlass: the Hopper wgmma descriptors (A halves, B, every stage and K
 
 // A step with a menu of tiles (step 11): the same checks for each tile of each kernel's kTiles, at each depth. Its
 // constants that depend on the tile live in Tile<...>; the shared-memory map is Smem<..., depth>. The menus differ
-// in length (Hopper's six, Blackwell's three): HG_MENU_EACH names entries 0 to 5 and for_tile skips those a menu
+// in length (Hopper's six, Blackwell's four): HG_MENU_EACH names entries 0 to 5 and for_tile skips those a menu
 // lacks (ON false: the check is never instantiated).
 template <typename T, size_t N>
 constexpr int menu_size(const T (&)[N]) { return int(N); }
