@@ -114,6 +114,16 @@ class DocsNumbersTest(PageChecks, unittest.TestCase):
         self.assertFails("about 689.2 TFLOP/s%s\n" % tie, "689.2 should be 689")
         self.assertFails("689.2 TFLOP/s<!-- tie: %s col=tflops fmt=.1q -->\n" % ROW, "malformed tie (fmt=.1q")
 
+    def test_rate_read_as_microseconds(self):
+        # 2 x 8192^3 FLOP at 689.2 TFLOP/s: 1595.3 us; the row's own m, n and k.
+        tie = "<!-- tie: %s col=tflops as=us -->" % ROW
+        self.assertPasses("one launch takes 1595.3 us%s\n" % tie, 1)
+        self.assertFails("one launch takes 1595.4 us%s\n" % tie, "1595.4 should be 1595.3", "as=us")
+        self.assertFails("1.0 us<!-- tie: %s col=tflops as=ms -->\n" % ROW, "malformed tie (as=ms: known are us)")
+        self.fx.results.joinpath("rates.csv").write_text("what,tflops\nx,100\n")
+        self.assertFails("1.0 us<!-- tie: rates.csv what=x col=tflops as=us -->\n",
+                         "dangling tie: rates.csv has no column 'm'")
+
     def test_quoted_value_with_blanks(self):
         self.fx.results.joinpath("notes.csv").write_text('what,ms\n"2D grid, thread copies",0.80403\n')
         self.assertPasses('0.804 ms<!-- tie: notes.csv what="2D grid, thread copies" col=ms -->\n', 1)

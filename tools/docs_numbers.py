@@ -24,12 +24,14 @@ carries a tie, an HTML comment right after it, readable in plain Markdown and in
 
     689.2 TFLOP/s<!-- tie: ladder.csv m=8192 n=8192 k=8192 step=step5_pipeline method=burst col=tflops -->
 
-    <!-- tie: FILE key=value ... col=COLUMN [fmt=FORMAT] -->
+    <!-- tie: FILE key=value ... col=COLUMN [fmt=FORMAT] [as=us] -->
 
 FILE is a CSV under the results directory. Every key=value but col and fmt selects the rows whose column key
 equals value (both stripped; a value with spaces is quoted: what="2D grid, thread copies"); exactly one row must
 match. The tied number must equal format(float(row[COLUMN]), FORMAT); FORMAT defaults to the prose's own
 precision (689.2 -> .1f, 103 -> .0f, 1,979 -> ,.0f). A cell's leading number is its value ("1965 MHz" -> 1965).
+as=us reads a rate in TFLOP/s as the microseconds of one GEMM of the row's m, n and k (2 m n k FLOP at that
+rate), for a time the prose derives from a rate: 335.0 TFLOP/s at 512 x 1600 x 6400 is 31.3 us.
 The number a tie belongs to is the last number before the <!-- on its line, with only a unit, %, x or blanks
 between them. A measured figure (a number followed by a time, rate, clock or power unit or %, or a speedup
 such as 1.3x) needs a tie, unless its line carries <!-- untied: REASON --> (a vendor datasheet figure, a
@@ -297,7 +299,7 @@ class Page:
 
 
 class Tie:
-    """One <!-- tie: FILE key=value ... col=COLUMN [fmt=FORMAT] --> and the number it stands after."""
+    """One <!-- tie: FILE key=value ... col=COLUMN [fmt=FORMAT] [as=us] --> and the number it stands after."""
 
     def __init__(self, line, body):
         self.line, self.body = line, body.strip()
@@ -305,14 +307,14 @@ class Tie:
         self.number = None
 
     def parse(self):
-        """(file, [(key, value)], column, fmt or None), or raises ValueError naming what is wrong."""
+        """(file, [(key, value)], column, fmt or None, as or None), or raises ValueError naming what is wrong."""
         try:
             words = shlex.split(self.body)
         except ValueError as e:
             raise ValueError("malformed tie (%s): <!-- tie: %s -->" % (e, self.body))
         if not words or "=" in words[0]:
             raise ValueError("malformed tie (no CSV file first): <!-- tie: %s -->" % self.body)
-        selectors, col, fmt = [], None, None
+        selectors, col, fmt, read_as = [], None, None, None
         for w in words[1:]:
             key, eq, value = w.partition("=")
             if not eq or not key:
@@ -321,11 +323,21 @@ class Tie:
                 col = value
             elif key == "fmt":
                 fmt = value
+            elif key == "as":
+                if value not in AS_READINGS:
+                    raise ValueError("malformed tie (as=%s: known are %s): <!-- tie: %s -->"
+                                     % (value, ", ".join(AS_READINGS), self.body))
+                read_as = value
             else:
                 selectors.append((key.strip(), value.strip()))
         if not col:
             raise ValueError("malformed tie (no col=COLUMN): <!-- tie: %s -->" % self.body)
-        return words[0], selectors, col, fmt
+        return words[0], selectors, col, fmt, read_as
+
+
+# A tie's as=: a column read as another quantity, from the row's own cells. us: a rate in TFLOP/s as the
+# microseconds of one GEMM of the row's shape, 2 m n k FLOP (1 TFLOP/s is 1e6 FLOP per microsecond).
+AS_READINGS = {"us": (("m", "n", "k"), lambda rate, m, n, k: 2.0 * m * n * k / (rate * 1e6))}
 
 
 # --- The data ----------------------------------------------------------------------------------------------------
@@ -381,12 +393,13 @@ def formatted(value, fmt, number):
 
 def resolve(tie, results):
     """(expected text, where: a description of the row) for a tie, or raises ValueError (a dangling tie)."""
-    name, selectors, col, fmt = tie.parse()
+    name, selectors, col, fmt, read_as = tie.parse()
     table = results.table(name)
     if table is None:
         raise ValueError("dangling tie: no file %s" % (results.directory / name))
     header, rows = table
-    for key in [k for k, _ in selectors] + [col]:
+    needs = list(AS_READINGS[read_as][0]) if read_as else []
+    for key in [k for k, _ in selectors] + [col] + needs:
         if key not in header:
             raise ValueError("dangling tie: %s has no column '%s' (columns: %s)" % (name, key, ", ".join(header)))
     wanted = " ".join("%s=%s" % kv for kv in selectors)
@@ -401,6 +414,13 @@ def resolve(tie, results):
     where = "%s line %d%s has %s=%s" % (name, line, " (%s)" % wanted if wanted else "", col, row[col])
     if value is None:
         raise ValueError("dangling tie: %s is not a number" % where)
+    if read_as:
+        shape = [leading_number(row[k]) for k in needs]
+        if value <= 0 or None in shape:
+            raise ValueError("dangling tie: as=%s needs a positive %s and numbers in %s"
+                             % (read_as, col, ", ".join(needs)))
+        value = AS_READINGS[read_as][1](value, *shape)
+        where += " (as=%s: %s)" % (read_as, format(value, ".6g"))
     try:
         return formatted(value, fmt, tie.number), where
     except ValueError as e:
