@@ -9,11 +9,12 @@
 //             Compiles for sm_100a and is checked by the PTX, SASS and CUTLASS-oracle tests; it has not run on
 //             a Blackwell GPU (docs/blackwell_checks.md).
 //
-// What this step adds to step 10: a MENU of pair tiles, 512 x 256 (step 10's), 512 x 224, 512 x 192 and 512 x 128,
-// compiled from one kernel body with the tile's N as a template parameter BN, and a host heuristic that picks one from the
-// problem (common/kernel/tile_choice.hpp); and ANY shape: M, N >= 1 and K a multiple of 8, the tiles counted
-// with rounding up, TMA zero-filling the loads and clipping the stores at the ragged edges (or, when N is not a
-// multiple of 8 and no tensor map can describe D, the epilogue's threads storing each staged box, edges tested).
+// What this step adds to step 10: a MENU of pair tiles, 512 x 256 (step 10's), 512 x 224, 512 x 192 and
+// 512 x 128, compiled from one kernel body with the tile's N as a template parameter BN, and a host heuristic that
+// picks one from the problem (common/kernel/tile_choice.hpp); and ANY shape: M, N >= 1 and K a multiple of 8, the
+// tiles counted with rounding up, TMA zero-filling the loads and clipping the stores at the ragged edges (or, when
+// N is not a multiple of 8 and no tensor map can describe D, the epilogue's threads storing each staged box, edges
+// tested).
 //
 // This kernel does, in order:
 //   1. CTAs run in pairs of three warpgroups each, two epilogues and the issuing warps; warp 0 of each
@@ -29,7 +30,8 @@
 //   3. the leader's MMA warps 8 and 9 (one per consumer) wait on the same full barrier and each frees the
 //      stage with its own multicast commit: "empty" counts 2; consumer c's last commit of a unit reaches both
 //      CTAs' acc_full_bar[c], and epilogue warpgroup c of each CTA drains its TMEM columns in chunks of 64
-//      columns (224: the fourth overlaps the third); each of its threads arrives on the leader's acc_empty_bar[c] after its last read;
+//      columns (224: the fourth overlaps the third); each of its threads arrives on the leader's
+//      acc_empty_bar[c] after its last read;
 //   4. a unit that starts after K tile 0 is a PART of a split tile: epilogue c reads its fp32 accumulator from
 //      TMEM (and gives the columns back at once), stores it to this worker's workspace slot and publishes it
 //      with a release store to its flag; the unit that starts at K tile 0 (the tile's OWNER) waits for the flags
@@ -316,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else if (warp_id >= kMmaWarp && warp_id < kMmaWarp + kConsumers && rank == 0) {
     // === MMA issuers: one elected thread of the LEADER per consumer ===========================================
     // Consumer c's tcgen05.mma.cta_group::2 computes its 256 x BN outputs from A block c of both CTAs and the
-    // pair's B (rows 0..BN/2-1 from the leader, BN/2..BN-1 from the peer), into TMEM columns BN*c.. of both CTAs.
+    // pair's B (rows 0..BN/2-1 from the leader, BN/2..BN-1 from the peer), into TMEM columns 256c.. of both CTAs.
     const int c = warp_id - kMmaWarp;
     if (ptx::elect_sync()) {
       const uint32_t idesc = T::kInstrDesc;         // fp16 x fp16 -> fp32, 256 x BN
@@ -556,7 +558,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   HG_CUDA_CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const int pairs = hg::max_resident_pairs(probe, kThreads, kSmemBytes<PIPE_DEPTH>);
   // A --break switch breaks the protocol, whatever the tile: its instances are built for the widest tile alone
-  // (a third of the build), which a broken run takes unless --tile asks for another.
+  // (one tile's instances, not the menu's), which a broken run takes unless --tile asks for another.
   if constexpr (BREAK != hg::Break::kNone) {
     const hg::TileRequest asked = tile.n != 0 ? tile : hg::TileRequest{0, kLargest};
     if (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, asked, chosen, "Blackwell") != 0)

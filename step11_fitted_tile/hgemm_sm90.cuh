@@ -535,7 +535,7 @@ hg::Launcher prepare_variant(const hg::GemmArgs& g, const hg::StreamKKnobs& knob
   HG_CUDA_CHECK(cudaFuncSetAttribute(largest, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<PIPE_DEPTH>));
   const int pairs = hg::max_resident_pairs(largest, kThreads, kSmemBytes<PIPE_DEPTH>);
   // A --break switch breaks the protocol, whatever the tile: its instances are built for the largest tile alone
-  // (a fifth of the build), which a broken run takes unless --tile asks for another.
+  // (one tile's instances, not the menu's), which a broken run takes unless --tile asks for another.
   if constexpr (BREAK != hg::Break::kNone) {
     const hg::TileRequest asked = tile.n != 0 ? tile : hg::TileRequest{0, 256};
     if (hg::pick_tile(kTiles, kTileCount, g, pairs, knobs, asked, chosen, "Hopper") != 0)
