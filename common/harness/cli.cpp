@@ -349,7 +349,7 @@ std::string usage(const std::string& step_name, const std::string& what_it_adds,
       << "  --help, -h              print this help and exit\n"
       << "With --init both" << (pipe_depths.empty() ? "" : " or --pipe-depth all")
       << ", each variant runs in turn in this process and prints its\n"
-      << "line; the exit code is the worst of them (--bench and --save take one variant).\n"
+      << "line; the exit code is the worst of them (--bench takes one --init, --save one variant).\n"
       << "Sizes range from 1 to " << kMaxDim << "; the step may accept fewer shapes.\n"
       << "\n"
       << "exit codes: 0 verified, 1 verification failed, 2 bad usage or unsupported shape, 3 CUDA error,\n"

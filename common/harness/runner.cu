@@ -251,8 +251,11 @@ int run_step(const StepSpec& spec, int argc, char** argv) {
     variant.stream_k = opt.stream_k;
     variant.tile = opt.tile;
     if (opt.init_both) inits = {InitMode::kInt, InitMode::kRandom};
-    if (depths.size() * inits.size() > 1 && (opt.bench || !opt.save_dir.empty()))
-      throw UsageError("--bench and --save take one variant: give one --pipe-depth and one --init");
+    // --bench times one input (both would time the same kernel twice) but may time every ring depth in turn;
+    // --save writes one variant's files, which a second variant would overwrite.
+    if (opt.init_both && opt.bench) throw UsageError("--bench times one input: give one --init");
+    if ((opt.init_both || depths.size() > 1) && !opt.save_dir.empty())
+      throw UsageError("--save writes one variant: give one --pipe-depth and one --init");
     const std::string bad_shape = check_shape(opt.shape, spec.rule, spec.name);
     if (!bad_shape.empty()) throw UsageError(bad_shape);
     if (!opt.save_dir.empty()) prepare_save_dir(opt.save_dir);
