@@ -7,7 +7,9 @@ RUN_DIR: the --out directory of one `hgemm_bench` run each; its samples.csv hold
 The ladder's median takes each kernel's launches of a run together. When single turns run slow (for whatever
 reason: a clock held down for a while, say), they are slow for whichever kernel takes them, and the pooled medians
 of two kernels that do the same work can differ by more than a percent. Within one round the kernels' turns run
-back to back, milliseconds apart, so the ratio of their medians in that round compares them at one moment. This tool writes, per shape, method and run (and over all runs, run = all):
+close together, a fraction of a second apart (the turns of others, and under sustained the settle launches, between
+them), so the ratio of their medians in that round compares them at nearly one moment. This tool writes, per shape,
+method and run (and over all runs, run = all):
 
   rounds          rounds compared (those in which both kernels ran)
   b_faster        of them, rounds in which B's median is below A's
