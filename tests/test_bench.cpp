@@ -2,6 +2,7 @@
 // hgemm_bench and hg_dips_bench both use (their exit codes on bad input: the cli/ tests).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -90,6 +91,18 @@ TEST_CASE("check_bench_shapes: a --shape needs one kernel whose own rule takes i
   const std::string file = (dir.path / "s.csv").string();
   std::ofstream(file) << kHeader << "M1,qkv,100,128,64,no,src\n";
   CHECK_NOTHROW(hg::check_bench_shapes(parse({"--sweep", file}, {"step9"}), tiled));  // cuBLAS alone times it
+}
+
+TEST_CASE("make_out_dir: --out is created with its parents; a path through a file is refused") {
+  hg_test::TempDir dir("hg_bench_out_");
+  const std::string nested = (dir.path / "build" / "sweep" / "1").string();
+  CHECK_NOTHROW(hg::make_out_dir(nested));
+  CHECK(std::filesystem::is_directory(nested));
+  CHECK_NOTHROW(hg::make_out_dir(nested));  // already there
+  const std::string file = (dir.path / "a_file").string();
+  std::ofstream(file) << "x";
+  CHECK_THROWS_WITH_AS(hg::make_out_dir(file + "/run"), doctest::Contains("--out: cannot create"), hg::UsageError);
+  CHECK_THROWS_WITH_AS(hg::make_out_dir(file), doctest::Contains("--out: cannot create"), hg::UsageError);
 }
 
 TEST_CASE("bench_usage: the continuation lines line up under the tool's name") {

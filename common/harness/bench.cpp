@@ -2,13 +2,13 @@
 #include "common/harness/bench.hpp"
 
 #include <cuda_fp16.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -332,8 +332,15 @@ void prepare_bench_run(const BenchOptions& opt) {
     const std::string too_big = check_memory(s);
     if (!too_big.empty()) throw UsageError(too_big);
   }
-  if (mkdir(opt.out.c_str(), 0755) != 0 && errno != EEXIST)
-    throw UsageError("--out: cannot create '" + opt.out + "': " + std::strerror(errno));
+  make_out_dir(opt.out);
+}
+
+void make_out_dir(const std::string& out) {
+  // With its parents (mkdir -p): the documented loops write to build/<name>/<run> in a fresh build folder.
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    throw UsageError("--out: cannot create '" + out + "': " + (ec ? ec.message() : "not a directory"));
 }
 
 double dense_fp16_peak(const cudaDeviceProp& p) {

@@ -71,8 +71,11 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
                const std::function<int(const BenchOptions&)>& run,
                const std::vector<std::string>& step_names = {});
 
-/// Refuses (UsageError) a shape whose buffers do not fit, and creates the --out directory.
+/// Refuses (UsageError) a shape whose buffers do not fit, and creates the --out directory (make_out_dir).
 void prepare_bench_run(const BenchOptions& opt);
+
+/// Creates the directory `out` and its parents; UsageError naming --out if it cannot (a file on the path).
+void make_out_dir(const std::string& out);
 
 /// `s` inside a JSON string: its quotes and backslashes escaped (the JSON that hgemm_bench and hgemm_torch_ops write).
 std::string json_escape(const std::string& s);
