@@ -258,7 +258,8 @@ class PagesTest(unittest.TestCase):
     def test_captions_name_the_balanced_order_only_for_a_run_that_had_it(self):
         meta, rows, shapes = plot_results.load(self.root / "docs" / "results")
         plain = {k: v for k, v in meta.items() if k != "kernel_order"}
-        said = "in a balanced order (each kernel's turn follows each other kernel's equally often)"
+        said = ("in a balanced order (each kernel's turn follows each other kernel's equally often over each whole"
+                " cycle of rounds)")
         for run, balanced in ((plain, False), ({**plain, "kernel_order": "balanced"}, True)):
             captions = (plot_results.table(run, rows, shapes).splitlines()[0],
                         plot_results.step_table(run, rows, shapes, LADDER[1], [LADDER[0]]).splitlines()[0])

@@ -85,7 +85,10 @@ def order_text(meta):
     in the same order, common/harness/order.hpp) says nothing."""
     if meta.get("kernel_order") != "balanced":
         return ""
-    return " in a balanced order (each kernel's turn follows each other kernel's equally often)"
+    # Equal counts hold over whole cycles of rounds (order_cycle); a run's rounds need not be a whole number of
+    # them (9 kernels: a cycle of 8, and 10 rounds give each pair 1 or 2 times), so the caption says so.
+    return (" in a balanced order (each kernel's turn follows each other kernel's equally often over each whole cycle"
+            " of rounds)")
 
 
 def table(meta, rows, shapes, note=""):
