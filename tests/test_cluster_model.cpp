@@ -1,5 +1,5 @@
 // CPU tests of the host model of the Hopper cluster protocol of steps 8 to 11 (common/model/cluster_model.hpp):
-// clusters of 2 CTAs as the kernels run them, and of 4 and 8, which the protocol's counts are written for.
+// clusters of 2 CTAs as the kernels run them, and of 4 and 8, to which the model's counts generalise.
 #include <doctest/doctest.h>
 
 #include <string>

@@ -123,6 +123,9 @@ class DocsNumbersTest(PageChecks, unittest.TestCase):
         self.fx.results.joinpath("rates.csv").write_text("what,tflops\nx,100\n")
         self.assertFails("1.0 us<!-- tie: rates.csv what=x col=tflops as=us -->\n",
                          "dangling tie: rates.csv has no column 'm'")
+        self.fx.results.joinpath("blank.csv").write_text("what,m,n,k,tflops\nx,,8,8,100\n")
+        self.assertFails("1.0 us<!-- tie: blank.csv what=x col=tflops as=us -->\n", "needs a positive tflops and numbers")
+        self.assertFails("1.0 us<!-- tie: %s col=pct_cublas as=us -->\n" % ROW, "as=us reads a TFLOP/s column")
 
     def test_quoted_value_with_blanks(self):
         self.fx.results.joinpath("notes.csv").write_text('what,ms\n"2D grid, thread copies",0.80403\n')

@@ -26,7 +26,7 @@ carries a tie, an HTML comment right after it, readable in plain Markdown and in
 
     <!-- tie: FILE key=value ... col=COLUMN [fmt=FORMAT] [as=us] -->
 
-FILE is a CSV under the results directory. Every key=value but col and fmt selects the rows whose column key
+FILE is a CSV under the results directory. Every key=value but col, fmt and as selects the rows whose column key
 equals value (both stripped; a value with spaces is quoted: what="2D grid, thread copies"); exactly one row must
 match. The tied number must equal format(float(row[COLUMN]), FORMAT); FORMAT defaults to the prose's own
 precision (689.2 -> .1f, 103 -> .0f, 1,979 -> ,.0f). A cell's leading number is its value ("1965 MHz" -> 1965).
@@ -415,6 +415,9 @@ def resolve(tie, results):
     if value is None:
         raise ValueError("dangling tie: %s is not a number" % where)
     if read_as:
+        if "tflops" not in col:
+            raise ValueError("malformed tie (as=%s reads a TFLOP/s column, not %s): <!-- tie: %s -->"
+                             % (read_as, col, tie.body))
         shape = [leading_number(row[k]) for k in needs]
         if value <= 0 or None in shape:
             raise ValueError("dangling tie: as=%s needs a positive %s and numbers in %s"

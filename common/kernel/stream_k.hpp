@@ -100,7 +100,7 @@ struct StreamKPlan {
 /// min_saving_pct percent of step 9's, and a split of every tile only where the tiles are at most
 /// full_split_max_pct percent of the workers. The last three were chosen on the H200 by the sweep of real layer
 /// shapes (tools/choose_sk_knobs.py, docs/lab_step10_stream_k.md); Blackwell uses the same, unmeasured there. A
-/// min_share larger than any tile's K tiles (e.g. 100000) turns the split off: plain step 9.
+/// min_share larger than the stream-K region's iterations (e.g. 100000) turns the split off: plain step 9.
 struct StreamKKnobs {
   int min_share = 4;        ///< K tiles, >= 1: the shortest share of a worker in the stream-K region
   int rounds = 1;           ///< >= 0: whole rounds added to the stream-K region

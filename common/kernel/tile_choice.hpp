@@ -36,8 +36,9 @@ struct TileOption {
 /// (docs/results/sweep_tiles, and sweep_tiles224 for 256 x 224), a split in part weighed unsplit: at the shapes with
 /// fewer than 4.5 rounds of the largest tile, the prices from 7 to 16 leave the same smallest worst and mean loss
 /// against the fastest tile (from 7 to 12 the same choice everywhere), and 9 is the middle. The loss left, at
-/// 2048 x 4800 x 1600, is the weighing's: 256 x 192 splits in part there and is weighed as its whole rounds, neither
-/// the price nor smaller_tile_allowed keeps it out; docs/lab_step11_fitted_tile.md, "The price". Which cost the
+/// 2048 x 4800 x 1600, is not the rule's alone: 256 x 192 splits in part there, so smaller_tile_allowed excludes it,
+/// but without the rule the weighing (its whole rounds) would take 256 x 224, not it; docs/lab_step11_fitted_tile.md,
+/// "The price". Which cost the
 /// price stands for (the owner's wait, the parts' traffic, tiles that no longer share rows of A or B in L2) is not
 /// isolated.
 constexpr int kTilePartPrice = 9;

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,8 @@ struct Role {
 class Sim {
  public:
   explicit Sim(const ClusterConfig& c) : c_(c), rng_(c.seed * 2246822519u + 977u) {
+    if (c.cluster < 1 || c.consumers < 1 || c.units < 1 || c.k_tiles < 1 || c.depth < 1)
+      throw std::invalid_argument("simulate_cluster: cluster, consumers, units, k_tiles and depth must be >= 1");
     const int readers = c.alternate ? 1 : c.consumers;
     const int empty_count = c.short_empty_count ? c.cluster : c.cluster * readers;
     const int positions = c.units * c.k_tiles;
@@ -111,7 +114,11 @@ class Sim {
   }
 
   ClusterRun run() {
-    for (int guard = 0; guard < 1000000; ++guard) {
+    for (int guard = 0;; ++guard) {
+      if (guard == 1000000) {  // never reached by the tests' configurations: say so rather than pass quietly
+        hazard(ClusterHazard::kDeadlock, "no end after a million steps");
+        break;
+      }
       bool moved = true;
       while (moved) {
         moved = fire();
@@ -195,7 +202,7 @@ class Sim {
         q.last_end = (q.last_end > now_ ? q.last_end : now_) + draw(3, 6);  // its groups run in issue order
         read_end_[size_t(r)][size_t(q.consumer)][size_t(pos)] = q.last_end;
         ++run_.reads;
-        if (q.i + 1 == c_.k_tiles) issued_[size_t(r)] = q.unit + 1;  // the unit's groups are all issued: the turn passes
+        if (q.i + 1 == c_.k_tiles) issued_[size_t(r)] = q.unit + 1;  // all the unit's groups issued: the turn passes
         if (q.i > 0) {  // wait_group 1: the group before has completed
           q.busy_until = read_end(r, q.consumer, pos - 1);
           q.step = Role::kReleaseBefore;
@@ -243,7 +250,8 @@ class Sim {
       if (c == r) continue;
       if (left_[size_t(c)] >= 0) {
         hazard(ClusterHazard::kAfterExit, "release of stage " + std::to_string(stage) + " to CTA " +
-                                              std::to_string(c) + ", which left at " + std::to_string(left_[size_t(c)]));
+                                              std::to_string(c) + ", which left at " +
+                                              std::to_string(left_[size_t(c)]));
         continue;
       }
       empty_[size_t(c)][size_t(stage)].arrive();
