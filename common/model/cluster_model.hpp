@@ -42,7 +42,7 @@ struct ClusterConfig {
   int cluster = 2;         ///< CTAs of the cluster along M, each multicasting its slice of B to all
   int consumers = 2;       ///< consumer warpgroups per CTA
   bool alternate = false;  ///< step 8: the consumers take alternate units; else both read every stage
-  int units = 3;           ///< units of work (tiles or parts of tiles), the same for every CTA
+  int units = 3;           ///< units of work, each k_tiles long (stream-K's shorter parts: not modelled), every CTA's
   int k_tiles = 3;         ///< K tiles per unit
   int depth = 4;           ///< ring stages (PIPE_DEPTH)
   uint32_t seed = 1;       ///< the durations' generator
