@@ -153,12 +153,20 @@ class LadderMedianTest(unittest.TestCase):
         self.assertEqual((self.f.out / "dips_samples.csv").read_text(), "m,variant,ms\n4096,cublas,0\n")
         self.assertFalse((self.f.out / "ladder.csv").exists())
 
+    def test_one_run_given_three_times_is_refused(self):
+        d = self.f.run_dir(0)
+        rc, _, err, _, _ = self.f.combine([d, d, d])
+        self.assertEqual(rc, 2)
+        self.assertIn("is given twice", err)
+
     def test_a_kernel_that_failed_verification_in_one_run_keeps_no_time(self):
         dirs = [self.f.run_dir(0), self.f.run_dir(1, rows=run_rows(1, step9_verified=0)), self.f.run_dir(2)]
         rc, _, _, rows, _ = self.f.combine(dirs)
         self.assertEqual(rc, 0)
         r = rows[(S9, "burst")]
         self.assertEqual((r["verified"], r["runs"], r["pct_cublas_min"], r["pct_cublas_max"]), ("0", "0", "", ""))
+        # No time survives from the runs that did verify: a tie to this row must not read one.
+        self.assertEqual((r["median_ms"], r["tflops"], r["pct_cublas"]), ("0.00000", "0.0", "0.0"))
         self.assertEqual(rows[("cublas", "burst")]["runs"], "3")
 
     def test_metadata_runs_power_and_samples(self):

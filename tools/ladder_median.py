@@ -83,8 +83,9 @@ def combine(run_dirs, name="ladder.csv"):
             pcts = [float(r["pct_cublas"]) for r in rs]
             row.update(pct_cublas=f"{statistics.median(pcts):.1f}", pct_cublas_min=f"{min(pcts):.1f}",
                        pct_cublas_max=f"{max(pcts):.1f}")
-        else:
-            row.update(verified="0", pct_cublas_min="", pct_cublas_max="")
+        else:  # not timed in every run: no time, as the benchmark writes a kernel it did not time (zeros)
+            row.update(verified="0", median_ms="0.00000", p10_ms="0.00000", p90_ms="0.00000", tflops="0.0",
+                       pct_cublas="0.0", pct_peak="0.0", pct_cublas_min="", pct_cublas_max="")
         out.append(row)
     if meta:
         meta = dict(meta, runs=len(runs), dates_utc=[m["date_utc"] for _, _, m in runs])
@@ -98,6 +99,12 @@ def main(argv=None):
     ap.add_argument("--csv", default="ladder.csv", help="the runs' CSV file name (default ladder.csv)")
     ap.add_argument("--allow-fewer", action="store_true")
     a = ap.parse_args(argv)
+    seen = set()
+    for r in a.runs:
+        if r.resolve() in seen:
+            print(f"ladder_median: {r} is given twice: the median is over distinct runs", file=sys.stderr)
+            return 2
+        seen.add(r.resolve())
     if len(a.runs) < 3 and not a.allow_fewer:
         print(f"ladder_median: {len(a.runs)} run(s) given: a comparison needs the median of at least three whole "
               "runs (or pass --allow-fewer for a look)", file=sys.stderr)

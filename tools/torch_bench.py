@@ -25,7 +25,8 @@ power-capped GPU times it at the clock it can hold). median/p10/p90: hg::summari
 
 Launch overhead. Each timed launch is one Python call between two CUDA events recorded on the stream: for hgemm.mm
 the custom op's dispatch, the output's allocation and the ctypes call into a prepared launcher (kept per problem:
-its first call on each set prepares it, in the warm-up, unless a later output lands at a new address); for torch.matmul its dispatch to cuBLAS; for Triton its
+its first call on each set prepares it, in the check pass before the warm-up, unless a later output lands at a
+new address); for torch.matmul its dispatch to cuBLAS; for Triton its
 launcher, which builds three TMA descriptors on every call. The events time the GPU's stream, not the host: while
 the host enqueues faster than the GPU runs (each call shorter than the kernel), the next launch is already queued
 and the time is the kernel's; where a call takes longer on the host than its kernel on the GPU, the GPU idles

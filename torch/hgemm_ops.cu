@@ -1,7 +1,8 @@
 // torch/hgemm_ops.cu: every step of the ladder as a C function that PyTorch calls (torch/hgemm/_lib.py, through
 // ctypes), so that no PyTorch is needed to build it. hg_torch_mm runs one step's kernel on device pointers and a
 // stream that the caller owns: D (M x N) = A (M x K) * B (N x K)^T, all row-major fp16. It refuses a request with the
-// verify binary's words (the step's shape rule, its ring depths, its tile menu) and never synchronises.
+// verify binary's words (the step's shape rule, its ring depths, its tile menu). It synchronises only where it
+// allocates or frees a stream-K workspace (cudaMalloc, cudaFree: on a new problem, or when the cache drops one).
 //
 // The kernels are not compiled here: this file is host code (the kernel headers it includes for the tile menus
 // compile out) and the library links every step's spec, whose kernels were compiled once (tools/cmake/steps.cmake).
@@ -229,6 +230,9 @@ class LauncherCache {
       entries_.splice(entries_.begin(), entries_, it);  // most recently used first
     }
     entries_.front().launch(stream);
+    // A <<<>>> launch reports nothing: ask, so a failed launch raises here, not at PyTorch's next check of
+    // another op (the pair steps' cudaLaunchKernelEx is checked already; asking again costs nothing).
+    HG_CUDA_CHECK(cudaGetLastError());
     chosen = entries_.front().chosen;
   }
   size_t size() {

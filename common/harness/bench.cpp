@@ -135,9 +135,9 @@ std::string bench_usage(const std::string& tool, const std::vector<std::string>&
   const bool steps = !step_names.empty();
   std::string u =
       "usage: " + tool + " [--shape MxNxK]... [--iters N (>= 50, default 200)] [--warmup N (default 10)]\n" +
-      indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, > 0)]\n" + indent +
-      "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
-      indent + "[--sk-part-cost N]\n" +
+      indent + "[--rounds R (default 20; iters must be a multiple)] [--settle-ms T (default 50, 1 to 10000)]\n" +
+      indent + "[--seed S] [--out DIR (default bench_out)] [--sk-min-share N] [--sk-rounds N] [--sk-min-saving P]\n" +
+      indent + "[--sk-part-cost N] [--sk-full-split-max P]\n" +
       (steps ? indent + "[--sweep FILE] [--steps NAME,...] [--plan] [--sk-forced] [--tiles MxN,...]\n"
              : std::string()) +
       "Each kernel gets iters timed launches, spread over R rounds in which all kernels take turns, by two\n"

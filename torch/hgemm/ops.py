@@ -2,9 +2,10 @@
 
 a: M x K, b: N x K, both fp16, contiguous, on one CUDA GPU of compute capability 9.0 (the sm90 kernel) or 10.0
 (sm100); the result is M x N fp16, accumulated in fp32. The kernel runs on a's device and on torch's current stream,
-and nothing waits for it. Bad input raises before any GPU work: TypeError for a non-tensor or a dtype other than
-fp16, ValueError naming the rule for the rest (hgemm.RequestError, a ValueError, for what the step itself refuses:
-its shape rule, ring depths, tile menu and the 16-byte alignment of the data, in the verify binary's words).
+and nothing waits for it but a stream-K workspace's allocation or release (on a new problem). Bad input raises
+before any GPU work: TypeError for a non-tensor or a dtype other than fp16, ValueError naming the rule for the rest
+(hgemm.RequestError, a ValueError, for what the step itself refuses: its shape rule, ring depths, tile menu, the
+16-byte alignment of the data and a GPU of another compute capability, in the verify binary's words).
 Gradients, when asked for, come from torch.matmul: the steps are forward kernels.
 """
 import threading
@@ -14,7 +15,7 @@ import torch
 from . import _lib
 
 STEP_NAMES = tuple(_lib.STEPS)
-DEFAULT_STEP = STEP_NAMES[-1]  # the last step of the ladder
+DEFAULT_STEP = STEP_NAMES[-1]  # the last step of the registry (steps.json)
 
 # Every way to name a step: its folder name, "stepN" and N.
 _ALIASES = {}
