@@ -117,10 +117,10 @@ def write_table(tool, out, columns, make_rows, bad_input):
     ("tool: message"), exit code 2. Returns the exit code."""
     try:
         rows = make_rows()
+        write_rows(out, columns, rows)  # an --out that cannot be written is bad input too
     except bad_input as e:
         sys.stderr.write(f"{tool}: {e}\n")
         return 2
-    write_rows(out, columns, rows)
     print(f"{tool}: {len(rows)} rows written to {out}")
     return 0
 
@@ -133,7 +133,7 @@ def main(argv=None):
     parser.add_argument("--out", required=True, type=pathlib.Path, help="the CSV to write")
     args = parser.parse_args(argv)
     return write_table("bench_log_csv", args.out, COLUMNS, lambda: rows_of(read_logs(args.logs), args.source),
-                       (InputError, OSError))
+                       (InputError, OSError, ValueError))  # ValueError: a log that is not UTF-8 text
 
 
 if __name__ == "__main__":

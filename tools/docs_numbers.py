@@ -936,6 +936,9 @@ def main(argv=None):
     parser.add_argument("files", nargs="*", help="Markdown files (default: README.md, step*/README.md, docs/*.md)")
     args = parser.parse_args(argv)
     if args.strip:
+        if not pathlib.Path(args.strip).is_file():
+            print(f"docs_numbers: --strip: no such file {args.strip}", file=sys.stderr)
+            return 2
         sys.stdout.write(strip_ties(pathlib.Path(args.strip).read_text(encoding="utf-8")))
         return 0
     root = pathlib.Path(args.root) if args.root else ROOT

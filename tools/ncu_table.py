@@ -134,7 +134,7 @@ def read_raw(label, path, metric_set="full"):
             continue
         got = units[names.index(metrics_of[col])]
         if got not in accepted:
-            raise InputError(f"{path}: {METRICS[col]} is in '{got}', expected one of {', '.join(accepted)}")
+            raise InputError(f"{path}: {metrics_of[col]} is in '{got}', expected one of {', '.join(accepted)}")
         scale[col] = accepted[got]
     out = []
     for r in rows[head + 2:]:
@@ -142,7 +142,11 @@ def read_raw(label, path, metric_set="full"):
             continue
         row = {"profile": label, "launch": len(out) + 1, "kernel": kernel_name(r[names.index("Kernel Name")])}
         for col, metric in metrics_of.items():
-            value = float(r[names.index(metric)].replace(",", "")) * scale.get(col, 1.0)
+            cell = r[names.index(metric)].replace(",", "")
+            try:
+                value = float(cell) * scale.get(col, 1.0)
+            except ValueError:
+                raise InputError(f"{path}: {metric} of launch {len(out) + 1} is '{cell}', not a number") from None
             row[col] = f"{value:.0f}" if col in ("grid", "sm_active_cycles") else f"{value:.2f}"
         if metric_set == "clock":  # us x MHz = cycles; in thousands
             row["cycles_k"] = f"{float(row['duration_us']) * float(row['sm_clock_mhz']) / 1000:.1f}"

@@ -54,7 +54,14 @@ def words(path):
 
 
 def main(argv):
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__)
+        return 0
     pages = [pathlib.Path(a) for a in argv] or sorted((ROOT / "docs").glob("step*_*.md"))
+    missing = [str(p) for p in pages if not p.is_file()]
+    if missing:
+        print(f"page_words: no such page: {', '.join(missing)}", file=sys.stderr)
+        return 2
     over = 0
     for page in pages:
         n = words(page)

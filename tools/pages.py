@@ -28,6 +28,8 @@ hold which regions is read from their markers. The kinds (PRODUCERS below):
     sweep shapes KERNEL      KERNEL (a step, or a variant such as step10_stream_k+split) at every shape of the
                              sweep against the step before it, from DIR/sweep.csv and DIR/sweep_runs/*.json
     sweep knobs              the candidates of step 10's split thresholds and the choice, from DIR/sk_knobs.csv
+    sweep tiles              step 11's own tile and every tile forced, per shape and method, from DIR/sweep.csv
+    sweep price              the part prices weighed by tools/choose_tile_price.py, from DIR/tile_price.csv
                              (each sweep kind takes dir=SUB: the files from DIR/SUB instead, another sweep
                              summarized there, such as sweep_forced, the runs with the split forced)
     payoff                   every step's idea, what it bought and its speed at steps.json's payoff shape and

@@ -6,6 +6,9 @@
                                                  profile.json (default docs/results); tools/pages.py puts them
                                                  into the pages
 
+The committed docs/results/profile.csv was made before step10_stream_k joined the ladder, which it lacks: a run
+now adds its rows (the pages that quote the table say which steps it holds).
+
 Needs a Hopper or Blackwell GPU and `ncu` (Nsight Compute) on PATH or in NCU. Each profiled launch is the
 step's first launch of its kernel (the verified one) on random inputs; for cuBLAS, its first GEMM kernel in a
 step binary's --bench run. Clocks are left as the GPU sets them (--clock-control none), so durations include

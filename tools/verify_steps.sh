@@ -3,8 +3,11 @@
 # the binary's own numbers), then a total. Used by the `verify` build target:
 #   cmake --workflow --preset verify      (or: cmake --build build --target verify)
 # Usage: tools/verify_steps.sh BUILD_DIR STEP...
-# Exit status: 0 when no step failed (SKIP, e.g. no supported GPU, is not a failure here), 1 otherwise.
+# Exit status: 0 when no step failed (SKIP, e.g. no supported GPU, is not a failure here), 1 otherwise, 2 for bad usage.
 set -u
+if [ $# -lt 2 ]; then
+  echo "usage: tools/verify_steps.sh BUILD_DIR STEP... (the verify target passes the registry's steps)" >&2; exit 2
+fi
 bin_dir=$1; shift
 passed=0 failed=0 skipped=0
 for step in "$@"; do
